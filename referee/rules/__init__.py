@@ -1,0 +1,34 @@
+"""The rules of Spite and Malice and its family, as a pure library.
+
+No I/O, clocks, sockets or global randomness: a game is a function of its rule set,
+its seed and its moves. ``docs/rules.md`` is the statement of the rules this package
+implements.
+
+>>> from referee.rules import GameState, parse_rules, observe
+>>> state = GameState.new(parse_rules("standard"), seed=7)
+>>> view = observe(state, state.to_move)
+>>> len(view.hand), view.my_stock.count
+(5, 26)
+>>> state.apply(view.legal_moves[-1])
+"""
+
+from .cards import ACE, JOKER, KING, QUEEN, Card, card_name, parse_card
+from .moves import (IllegalMoveError, MalformedMoveError, Move, MoveError, MoveKind, PASS_MOVE, Source,
+                    make_move)
+from .observation import Observation, StockView, observe
+from .outcome import Ending, Event, EventKind, Outcome
+from .record import GameRecord, ReplayMismatch, replay
+from .rng import keyed_shuffle
+from .ruleset import PRESETS, RULES_VERSION, RuleSet, RulesError, parse_rules, preset
+from .state import GameState
+
+__all__ = [
+    "ACE", "JOKER", "KING", "QUEEN", "Card", "card_name", "parse_card",
+    "IllegalMoveError", "MalformedMoveError", "Move", "MoveError", "MoveKind", "PASS_MOVE", "Source", "make_move",
+    "Observation", "StockView", "observe",
+    "Ending", "Event", "EventKind", "Outcome",
+    "GameRecord", "ReplayMismatch", "replay",
+    "keyed_shuffle",
+    "PRESETS", "RULES_VERSION", "RuleSet", "RulesError", "parse_rules", "preset",
+    "GameState",
+]

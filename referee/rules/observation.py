@@ -1,0 +1,116 @@
+"""What one seat may see: ``observe(state, seat)`` builds a new value from it, and nothing else.
+
+Default-deny: every field below is copied from a part of the state that the table in
+``docs/rules.md`` (Observations) marks as visible to the seat, and the observation
+keeps no reference to the state.
+
+============================  ===========================================
+field                         visible to
+============================  ===========================================
+hand (sorted by rank)         the owning seat only
+hand sizes                    everyone
+stock counts, top card(s)     everyone (top three with ``open-stock``)
+stock cards below the tops    nobody
+discard piles, whole          everyone (each card was placed face up)
+centre piles, whole           everyone
+draw pile: count              everyone; its order: nobody
+set-aside pile: count         everyone
+events since last decision    redacted: a DRAW's cards only to the drawer,
+                              a SHUFFLE's order to nobody
+legal moves                   the seat to move only
+============================  ===========================================
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .cards import Card
+from .moves import Move
+from .outcome import Event, EventKind, Outcome
+from .ruleset import RuleSet
+from .state import GameState
+
+
+class StockView(NamedTuple):
+    count: int
+    """Cards left in the stock."""
+    visible: tuple[Card, ...]
+    """Face-up cards, top first (one, or up to three with ``open-stock``). Only the top is playable."""
+
+    @property
+    def top(self) -> Card | None:
+        return self.visible[0] if self.visible else None
+
+
+class Observation(NamedTuple):
+    """One seat's view of a game at one moment (immutable)."""
+
+    rules: RuleSet
+    seat: int
+    """The observing seat."""
+    turn: int
+    """Turn number, from 1."""
+    to_move: int
+    """The seat whose decision it is."""
+    hand: tuple[Card, ...]
+    """The observer's hand, sorted by rank."""
+    hand_sizes: tuple[int, ...]
+    """Cards in each seat's hand."""
+    stocks: tuple[StockView, ...]
+    """Each stock (per seat, or per team with partners); see ``my_stock``."""
+    discard_piles: tuple[tuple[tuple[Card, ...], ...], ...]
+    """Per seat, per discard pile, the cards bottom to top."""
+    centre_piles: tuple[tuple[Card, ...], ...]
+    """Per centre pile, the cards bottom to top; a pile's rank is its length."""
+    draw_pile_count: int
+    set_aside_count: int
+    """Cards of completed piles waiting to be recycled (``set-aside`` rule sets)."""
+    events: tuple[Event, ...]
+    """What happened since this seat's previous decision (its own last move included), redacted."""
+    legal_moves: tuple[Move, ...]
+    """The observer's legal moves when it is to move, else empty."""
+    outcome: Outcome | None
+
+    @property
+    def my_stock(self) -> StockView:
+        """The stock this seat plays from."""
+        return self.stocks[self.rules.stock_of(self.seat)]
+
+    @property
+    def centre_needs(self) -> tuple[int, ...]:
+        """The rank each centre pile needs next (1 for an empty pile)."""
+        return tuple(len(p) + 1 for p in self.centre_piles)
+
+    @property
+    def my_discard_piles(self) -> tuple[tuple[Card, ...], ...]:
+        return self.discard_piles[self.seat]
+
+
+_SHUFFLE, _DRAW = EventKind.SHUFFLE, EventKind.DRAW
+
+
+def observe(state: GameState, seat: int) -> Observation:
+    """Build ``seat``'s observation of ``state``: only what the table above lets it see."""
+    rules = state.rules
+    if not 0 <= seat < rules.players:
+        raise ValueError(f"seat must be 0..{rules.players - 1}, got {seat}")
+    last = -1 - rules.open_stock
+    events = [e._replace(cards=()) if e.kind == _SHUFFLE or (e.kind == _DRAW and e.seat != seat) else e
+              for e in state.log[state.cursors[seat]:]]
+    return Observation(
+        rules,
+        seat,
+        state.turn,
+        state.to_move,
+        tuple(sorted(state.hands[seat])),
+        tuple([len(h) for h in state.hands]),
+        tuple([StockView(len(s), tuple(s[-1:last:-1])) for s in state.stocks]),
+        tuple([tuple(map(tuple, piles)) for piles in state.discards]),
+        tuple(map(tuple, state.centre)),
+        len(state.draw_pile),
+        len(state.set_aside),
+        tuple(events),
+        tuple(state.legal_moves()) if seat == state.to_move and state.outcome is None else (),
+        state.outcome,
+    )

@@ -1,0 +1,445 @@
+"""The game state: the authoritative, hidden-information state of one game.
+
+``GameState.new(rules, seed)`` deals; ``legal_moves()`` lists what the seat to move
+may do, in a deterministic order; ``apply(move)`` plays a move without checking it
+(for search and trusted callers); ``apply_checked(move, seat)`` is the one path for
+untrusted input and raises :class:`IllegalMoveError` with the reason. Chance (the
+deal, draws, shuffles, stock cards turning up) happens inside ``apply`` and is
+recorded in ``log`` as events, so a (rule set, seed, moves) triple replays exactly.
+
+Piles are lists with the top card last. A centre pile's rank is its length: a
+wild played on it takes rank ``len(pile) + 1``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .cards import ACE, Card, card_name
+from .moves import (DISCARD_FROM_HAND, PASS_MOVE, PLAY_FROM_DISCARD, PLAY_FROM_HAND, PLAY_FROM_STOCK,
+                    IllegalMoveError, Move, MoveKind, Source)
+from .outcome import Ending, Event, EventKind, Outcome
+from .rng import check_seed, derive, keyed_shuffle
+from .ruleset import RuleSet
+
+_PLAY, _DISCARD = MoveKind.PLAY, MoveKind.DISCARD
+_HAND, _STOCK = Source.HAND, Source.STOCK
+
+
+class GameState:
+    """One game in progress. Mutable; ``clone()`` for search."""
+
+    __slots__ = ("rules", "seed", "draw_pile", "stocks", "hands", "discards", "centre", "set_aside",
+                 "to_move", "turn", "outcome", "log", "cursors", "shuffles", "stuck_turns", "turn_stuck",
+                 "turn_quiet", "first_seat",
+                 "_wild", "_stock_of", "_max_rank")
+
+    rules: RuleSet
+    seed: int
+    draw_pile: list[Card]
+    stocks: list[list[Card]]
+    hands: list[list[Card]]
+    discards: list[list[list[Card]]]
+    centre: list[list[Card]]
+    set_aside: list[Card]
+    to_move: int
+    turn: int
+    outcome: Outcome | None
+    log: list[Event]
+    cursors: list[int]
+    shuffles: int
+    stuck_turns: int
+    """Consecutive turns that count toward a stalemate (see ``_start_turn``)."""
+    turn_stuck: bool
+    """This turn began with no play possible and nothing to draw (or nothing but pass)."""
+    turn_quiet: bool
+    """Nothing was drawn at this turn's start and no card has moved yet."""
+    first_seat: int
+
+    @classmethod
+    def new(cls, rules: RuleSet, seed: int, first_seat: int | None = None) -> "GameState":
+        """Shuffle and deal a new game. ``first_seat`` defaults to a cut derived from ``seed``."""
+        check_seed(seed)
+        if first_seat is None:
+            first_seat = derive(seed, "first-seat") % rules.players
+        elif not 0 <= first_seat < rules.players:
+            raise ValueError(f"first_seat must be 0..{rules.players - 1}, got {first_seat}")
+        state = cls.__new__(cls)
+        state.rules, state.seed = rules, seed
+        state._wild = rules.wild_ranks
+        state._stock_of = tuple(rules.stock_of(s) for s in range(rules.players))
+        state._max_rank = rules.max_rank
+        state.log = []
+        deck = list(rules.deck_cards())
+        keyed_shuffle(deck, seed, 0)
+        state.shuffles = 1
+        state.log.append(Event(EventKind.SHUFFLE, cards=tuple(deck), count=len(deck)))
+        state.stocks = []
+        for _ in range(rules.stocks):
+            state.stocks.append(deck[-rules.stock_size:])
+            del deck[-rules.stock_size:]
+        state.hands = []
+        for _ in range(rules.players):
+            state.hands.append(deck[-rules.hand_size:][::-1])
+            del deck[-rules.hand_size:]
+        state.draw_pile = deck
+        state.discards = [[[] for _ in range(rules.discard_piles)] for _ in range(rules.players)]
+        state.centre = [[] for _ in range(rules.centre_piles)]
+        state.set_aside = []
+        state.outcome = None
+        state.cursors = [0] * rules.players
+        state.stuck_turns = 0
+        state.first_seat = first_seat
+        state.log.append(Event(EventKind.DEAL, seat=first_seat))
+        for index in range(rules.stocks):
+            state._reveal(index)
+        for seat in range(rules.players):
+            state.log.append(Event(EventKind.DRAW, seat=seat, cards=tuple(state.hands[seat]),
+                                   count=len(state.hands[seat])))
+        state.turn = 0
+        state.to_move = first_seat
+        state._start_turn()
+        return state
+
+    def clone(self) -> "GameState":
+        """An independent copy (the log is shared structurally: events are immutable)."""
+        other = GameState.__new__(GameState)
+        other.rules, other.seed = self.rules, self.seed
+        other._wild, other._stock_of, other._max_rank = self._wild, self._stock_of, self._max_rank
+        other.draw_pile = self.draw_pile[:]
+        other.stocks = [s[:] for s in self.stocks]
+        other.hands = [h[:] for h in self.hands]
+        other.discards = [[p[:] for p in seat] for seat in self.discards]
+        other.centre = [p[:] for p in self.centre]
+        other.set_aside = self.set_aside[:]
+        other.to_move, other.turn, other.outcome = self.to_move, self.turn, self.outcome
+        other.log = self.log[:]
+        other.cursors = self.cursors[:]
+        other.shuffles, other.stuck_turns, other.first_seat = self.shuffles, self.stuck_turns, self.first_seat
+        other.turn_stuck, other.turn_quiet = self.turn_stuck, self.turn_quiet
+        return other
+
+    # -- queries ---------------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    def stock_of(self, seat: int) -> list[Card]:
+        """The stock ``seat`` plays from (its team's with partners)."""
+        return self.stocks[self._stock_of[seat]]
+
+    def _targets(self) -> tuple[list[int], dict[int, list[int]]]:
+        """The centre piles a card may go on (every started pile and the first empty one:
+        empty piles are interchangeable), and the same piles keyed by the rank they need."""
+        targets: list[int] = []
+        by_need: dict[int, list[int]] = {}
+        empty_seen = False
+        for index, pile in enumerate(self.centre):
+            need = len(pile) + 1
+            if need == 1:
+                if empty_seen:
+                    continue
+                empty_seen = True
+            targets.append(index)
+            if need in by_need:
+                by_need[need].append(index)
+            else:
+                by_need[need] = [index]
+        return targets, by_need
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move of the seat to move, in a fixed order: plays from the stock, from
+        the hand (by rank), from the discard piles (by pile); then discards (by rank, by pile);
+        then pass, which is legal only when no discard is."""
+        if self.outcome is not None:
+            return []
+        seat = self.to_move
+        wild = self._wild
+        targets, by_need = self._targets()
+        moves: list[Move] = []
+        stock = self.stocks[self._stock_of[seat]]
+        if stock:
+            card = stock[-1]
+            fits = targets if card in wild else by_need.get(card)
+            if fits:
+                row = PLAY_FROM_STOCK[card]
+                moves.extend([row[i] for i in fits])
+        hand_ranks = sorted(set(self.hands[seat]))
+        for card in hand_ranks:
+            fits = targets if card in wild else by_need.get(card)
+            if fits:
+                row = PLAY_FROM_HAND[card]
+                moves.extend([row[i] for i in fits])
+        for pile_index, pile in enumerate(self.discards[seat]):
+            if pile:
+                card = pile[-1]
+                fits = targets if card in wild else by_need.get(card)
+                if fits:
+                    row = PLAY_FROM_DISCARD[pile_index][card]
+                    moves.extend([row[i] for i in fits])
+        discard_targets = self._discard_targets(seat)
+        discarded = False
+        rules = self.rules
+        for card in hand_ranks:
+            if card == ACE and not rules.discard_aces:
+                continue
+            if rules.no_block and card in by_need and card not in wild:
+                continue
+            row = DISCARD_FROM_HAND[card]
+            moves.extend([row[i] for i in discard_targets])
+            discarded = True
+        if not discarded:
+            moves.append(PASS_MOVE)
+        return moves
+
+    def _discard_targets(self, seat: int) -> list[int]:
+        """Every started discard pile and the first empty one."""
+        out = []
+        empty_seen = False
+        for index, pile in enumerate(self.discards[seat]):
+            if not pile:
+                if empty_seen:
+                    continue
+                empty_seen = True
+            out.append(index)
+        return out
+
+    def has_play(self) -> bool:
+        """Whether the seat to move can play any card onto a centre pile."""
+        seat = self.to_move
+        wild = self._wild
+        _, by_need = self._targets()
+        stock = self.stocks[self._stock_of[seat]]
+        if stock and (stock[-1] in by_need or stock[-1] in wild):
+            return True
+        for card in self.hands[seat]:
+            if card in by_need or card in wild:
+                return True
+        for pile in self.discards[seat]:
+            if pile and (pile[-1] in by_need or pile[-1] in wild):
+                return True
+        return False
+
+    def _has_discard(self) -> bool:
+        """Whether the seat to move has a legal discard (else its only way to end the turn is pass)."""
+        rules = self.rules
+        hand = self.hands[self.to_move]
+        if not rules.no_block:
+            return any(card != ACE for card in hand) if not rules.discard_aces else bool(hand)
+        return any(move.kind == _DISCARD for move in self.legal_moves())
+
+    # -- applying moves ---------------------------------------------------------------------
+
+    def apply(self, move: Move) -> None:
+        """Play ``move`` for the seat to move. Unchecked: the move must be in ``legal_moves()``."""
+        seat = self.to_move
+        self.cursors[seat] = len(self.log)
+        self.log.append(Event(EventKind.MOVE, seat=seat, move=move))
+        kind = move.kind
+        if kind == _PLAY:
+            self.turn_quiet = False
+            card = move.card
+            source = move.source
+            if source == _HAND:
+                hand = self.hands[seat]
+                hand.remove(card)
+            elif source == _STOCK:
+                stock_index = self._stock_of[seat]
+                self.stocks[stock_index].pop()
+            else:
+                self.discards[seat][move.index].pop()
+            pile = self.centre[move.target]
+            pile.append(card)
+            if source == _STOCK:
+                if not self.stocks[stock_index]:
+                    self._finish_stock_emptied(seat)
+                    return
+                self._reveal(stock_index)
+            if len(pile) == self._max_rank:
+                self._complete_pile(move.target)
+            if source == _HAND and not hand:
+                self._refill(seat)
+        elif kind == _DISCARD:
+            self.turn_quiet = False
+            self.hands[seat].remove(move.card)
+            self.discards[seat][move.target].append(move.card)
+            self._end_turn()
+        else:
+            self._end_turn()
+
+    def apply_checked(self, move: Move, seat: int | None = None) -> None:
+        """Play an untrusted move, raising :class:`IllegalMoveError` (with the reason) if the
+        game is over, ``seat`` is not the seat to move, or the rules forbid it now."""
+        if self.outcome is not None:
+            raise IllegalMoveError("the game is over")
+        if seat is not None and seat != self.to_move:
+            raise IllegalMoveError(f"it is seat {self.to_move}'s turn, not seat {seat}'s")
+        if move not in self.legal_moves():
+            raise IllegalMoveError(self.why_illegal(move))
+        self.apply(move)
+
+    def why_illegal(self, move: Move) -> str:
+        """A sentence saying why ``move`` is not legal now (for bots and logs)."""
+        if self.outcome is not None:
+            return "the game is over"
+        seat = self.to_move
+        rules = self.rules
+        name = card_name(move.card)
+        if move.kind == MoveKind.PASS:
+            return "pass is legal only when no discard is"
+        if move.kind == MoveKind.DISCARD:
+            if move.card not in self.hands[seat]:
+                return f"{move}: there is no {name} in your hand"
+            if move.target >= rules.discard_piles:
+                return f"{move}: there are only {rules.discard_piles} discard piles (D0..D{rules.discard_piles - 1})"
+            if move.card == ACE and not rules.discard_aces:
+                return f"{move}: Aces may never be discarded"
+            if move.target not in self._discard_targets(seat):
+                return f"{move}: start a new discard pile in the first empty one"
+            if rules.no_block:
+                return f"{move}: no-block: a {name} can be played on a centre pile now, so it may not be discarded"
+            return f"{move}: not legal now"
+        if move.target >= rules.centre_piles:
+            return f"{move}: there are only {rules.centre_piles} centre piles (C0..C{rules.centre_piles - 1})"
+        targets, _ = self._targets()
+        if move.source == Source.HAND and move.card not in self.hands[seat]:
+            return f"{move}: there is no {name} in your hand"
+        if move.source == Source.STOCK:
+            stock = self.stock_of(seat)
+            if not stock or stock[-1] != move.card:
+                top = card_name(stock[-1]) if stock else "nothing"
+                return f"{move}: your stock top is {top}, not {name}"
+        if move.source == Source.DISCARD_PILE:
+            if move.index >= rules.discard_piles:
+                return f"{move}: there are only {rules.discard_piles} discard piles"
+            pile = self.discards[seat][move.index]
+            if not pile or pile[-1] != move.card:
+                top = card_name(pile[-1]) if pile else "empty"
+                return f"{move}: discard pile {move.index} shows {top}, not {name}"
+        centre = self.centre[move.target]
+        if not centre and move.target not in targets:
+            return f"{move}: start a new centre pile in the first empty one"
+        need = len(centre) + 1
+        return f"{move}: centre pile {move.target} needs {card_name(need)} (or a wild), not {name}"
+
+    def forfeit(self, seat: int, ending: Ending, reason: str) -> Outcome:
+        """End the game by the referee: ``seat`` (and its partner) lose, every other seat wins."""
+        if ending.by_rules:
+            raise ValueError(f"{ending} is an ending by the rules, not a forfeit")
+        team = self.rules.team_of(seat)
+        winners = tuple(s for s in range(self.rules.players) if self.rules.team_of(s) != team)
+        outcome = Outcome(ending, winners, self._scores(winners), reason, offender=seat)
+        self._finish(outcome)
+        return outcome
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _reveal(self, stock_index: int) -> None:
+        stock = self.stocks[stock_index]
+        visible = tuple(stock[-1:-1 - self.rules.open_stock:-1])
+        self.log.append(Event(EventKind.REVEAL, cards=visible, count=len(stock), pile=stock_index))
+
+    def _complete_pile(self, index: int) -> None:
+        pile = self.centre[index]
+        self.centre[index] = []
+        self.log.append(Event(EventKind.PILE_COMPLETED, cards=tuple(pile), pile=index))
+        if self.rules.completed_piles == "shuffle":
+            self.draw_pile.extend(pile)
+            self._shuffle_draw_pile()
+        else:
+            self.set_aside.extend(pile)
+
+    def _shuffle_draw_pile(self) -> None:
+        keyed_shuffle(self.draw_pile, self.seed, self.shuffles)
+        self.shuffles += 1
+        self.log.append(Event(EventKind.SHUFFLE, cards=tuple(self.draw_pile), count=len(self.draw_pile)))
+
+    def _refill(self, seat: int) -> int:
+        """Draw up to the hand size; recycle set-aside piles when the draw pile runs out.
+        Returns how many cards were drawn."""
+        hand = self.hands[seat]
+        need = self.rules.hand_size - len(hand)
+        if need <= 0:
+            return 0
+        total = need
+        drawn: list[Card] = []
+        draw_pile = self.draw_pile
+        while need:
+            if not draw_pile:
+                if not self.set_aside:
+                    break
+                self.draw_pile = draw_pile = self.set_aside
+                self.set_aside = []
+                hand.extend(drawn)
+                self._log_draw(seat, drawn)
+                drawn = []
+                self._shuffle_draw_pile()
+            take = min(need, len(draw_pile))
+            got = draw_pile[-take:][::-1]
+            del draw_pile[-take:]
+            drawn.extend(got)
+            need -= take
+        hand.extend(drawn)
+        self._log_draw(seat, drawn)
+        if need and self.rules.draw_pile_exhausted == "draw-game":
+            self._finish(Outcome(Ending.DRAW_PILE_EXHAUSTED, (), self._scores(()),
+                                 f"the draw pile ran out when seat {seat} had to draw: the game is a draw"))
+        return total - need
+
+    def _log_draw(self, seat: int, drawn: list[Card]) -> None:
+        if drawn:
+            self.log.append(Event(EventKind.DRAW, seat=seat, cards=tuple(drawn), count=len(drawn)))
+
+    def _end_turn(self) -> None:
+        # Stalemate (docs/rules.md, Decisions): a turn counts toward it when no card reached
+        # a centre pile or was drawn in it and the seat either could not play (with nothing
+        # left to draw, or nothing to do but pass) or simply passed. A full round of such
+        # turns ends the game as a draw.
+        if self.turn_stuck or self.turn_quiet:
+            self.stuck_turns += 1
+            if self.stuck_turns >= self.rules.players:
+                self._finish(Outcome(Ending.STALEMATE, (), self._scores(()),
+                                     "for a full round no card was played to a centre pile or drawn, "
+                                     "and no seat could or would play: the game is a draw"))
+                return
+        else:
+            self.stuck_turns = 0
+        self.to_move = (self.to_move + 1) % self.rules.players
+        self._start_turn()
+
+    def _start_turn(self) -> None:
+        if self.turn >= self.rules.turn_cap:
+            self._finish(Outcome(Ending.TURN_CAP, (), self._scores(()),
+                                 f"the turn cap of {self.rules.turn_cap} turns was reached: the game is a draw"))
+            return
+        self.turn += 1
+        seat = self.to_move
+        self.log.append(Event(EventKind.TURN, seat=seat, count=self.turn))
+        drew = self._refill(seat)
+        self.turn_quiet = drew == 0
+        self.turn_stuck = not self.has_play() and (
+            (not self.draw_pile and not self.set_aside) or not self._has_discard())
+
+    def _finish_stock_emptied(self, seat: int) -> None:
+        team = self.rules.team_of(seat)
+        winners = tuple(s for s in range(self.rules.players) if self.rules.team_of(s) == team)
+        who = f"team {team} (seats {winners[0]} and {winners[1]})" if self.rules.partners else f"seat {seat}"
+        self._finish(Outcome(Ending.STOCK_EMPTIED, winners, self._scores(winners),
+                             f"{who} emptied its stock"))
+
+    def _scores(self, winners: Iterable[int]) -> tuple[int, ...]:
+        winners = tuple(winners)
+        rules = self.rules
+        if not winners:
+            return (0,) * rules.players
+        if rules.scoring == "win":
+            points = 1
+        else:
+            winning_stocks = {rules.stock_of(s) for s in winners}
+            points = sum(len(stock) for i, stock in enumerate(self.stocks) if i not in winning_stocks)
+        return tuple(points if s in winners else 0 for s in range(rules.players))
+
+    def _finish(self, outcome: Outcome) -> None:
+        self.outcome = outcome
+        self.log.append(Event(EventKind.GAME_OVER, seat=outcome.winners[0] if outcome.winners else -1))

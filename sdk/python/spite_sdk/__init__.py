@@ -1,0 +1,1 @@
+"""Spite Arena's Python SDK: write a bot as one method, observation in, move out."""
