@@ -15,7 +15,7 @@ implements.
 from .cards import ACE, JOKER, KING, QUEEN, Card, card_name, parse_card
 from .moves import (IllegalMoveError, MalformedMoveError, Move, MoveError, MoveKind, PASS_MOVE, Source,
                     make_move)
-from .observation import Observation, StockView, observe
+from .observation import Observation, StockView, observe, observe_public, visible_events
 from .outcome import Ending, Event, EventKind, Outcome
 from .record import GameRecord, ReplayMismatch, replay
 from .rng import keyed_shuffle
@@ -25,7 +25,7 @@ from .state import GameState
 __all__ = [
     "ACE", "JOKER", "KING", "QUEEN", "Card", "card_name", "parse_card",
     "IllegalMoveError", "MalformedMoveError", "Move", "MoveError", "MoveKind", "PASS_MOVE", "Source", "make_move",
-    "Observation", "StockView", "observe",
+    "Observation", "StockView", "observe", "observe_public", "visible_events",
     "Ending", "Event", "EventKind", "Outcome",
     "GameRecord", "ReplayMismatch", "replay",
     "keyed_shuffle",

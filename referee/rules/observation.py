@@ -90,27 +90,43 @@ class Observation(NamedTuple):
 _SHUFFLE, _DRAW = EventKind.SHUFFLE, EventKind.DRAW
 
 
+def visible_events(state: GameState, seat: int | None, start: int = 0) -> list[Event]:
+    """The log from index ``start`` as ``seat`` may see it (``None``: the public view):
+    a DRAW's cards only for the drawer, a SHUFFLE's order for nobody."""
+    return [e._replace(cards=()) if e.kind == _SHUFFLE or (e.kind == _DRAW and e.seat != seat) else e
+            for e in state.log[start:]]
+
+
 def observe(state: GameState, seat: int) -> Observation:
     """Build ``seat``'s observation of ``state``: only what the table above lets it see."""
     rules = state.rules
     if not 0 <= seat < rules.players:
         raise ValueError(f"seat must be 0..{rules.players - 1}, got {seat}")
+    return _build(state, seat)
+
+
+def observe_public(state: GameState) -> Observation:
+    """What a spectator may see: the public fields, ``seat`` -1, no hand, no events, no moves."""
+    return _build(state, None)
+
+
+def _build(state: GameState, seat: int | None) -> Observation:
+    rules = state.rules
     last = -1 - rules.open_stock
-    events = [e._replace(cards=()) if e.kind == _SHUFFLE or (e.kind == _DRAW and e.seat != seat) else e
-              for e in state.log[state.cursors[seat]:]]
+    to_move = state.to_move
     return Observation(
         rules,
-        seat,
+        -1 if seat is None else seat,
         state.turn,
-        state.to_move,
-        tuple(sorted(state.hands[seat])),
+        to_move,
+        () if seat is None else tuple(sorted(state.hands[seat])),
         tuple([len(h) for h in state.hands]),
         tuple([StockView(len(s), tuple(s[-1:last:-1])) for s in state.stocks]),
         tuple([tuple(map(tuple, piles)) for piles in state.discards]),
         tuple(map(tuple, state.centre)),
         len(state.draw_pile),
         len(state.set_aside),
-        tuple(events),
-        tuple(state.legal_moves()) if seat == state.to_move and state.outcome is None else (),
+        () if seat is None else tuple(visible_events(state, seat, state.cursors[seat])),
+        tuple(state.legal_moves()) if seat == to_move and state.outcome is None else (),
         state.outcome,
     )
