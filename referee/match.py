@@ -1,0 +1,568 @@
+"""A match: several games between seats, refereed with deadlines and policies.
+
+The match coroutine is the only owner of the game state. It talks to each seat
+through a :class:`SeatChannel` (gRPC stream, or later stdio), which delivers the
+bot's messages into the seat's inbox queue and carries the referee's messages out.
+Deadlines are enforced while waiting: a timed ``get`` on the inbox, never a timed
+read on the stream itself.
+
+Bad behaviour never escapes this module as an exception: it becomes a fault with
+a reason, sent to the bot, counted in the seat's report, and handled by the match
+policy (``forfeit`` or ``substitute`` with three strikes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+import secrets
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from spite.v1 import game_pb2 as pb
+from spite.v1 import referee_pb2 as rpb
+
+from .replay import ReplayWriter
+from .rules import (Ending, EventKind, GameState, IllegalMoveError, MalformedMoveError, Move, Outcome, RuleSet,
+                    observe, observe_public, visible_events)
+from .rules.rng import derive
+from .wire import (PROTOCOL_VERSION, events_to_pb, move_from_pb, move_to_pb, observation_to_pb, outcome_to_pb,
+                   rules_to_pb)
+
+log = logging.getLogger("spite.referee")
+
+MAX_PLAN = 32
+MAX_DEBUG = 256
+MAX_STRIKES = 3
+PROCESS_EXIT_WAIT_S = 1.0
+"""After a stream ends, how long to wait for the bot's process to exit (to report its status)."""
+MAX_INBOX = 64
+"""Unanswered messages a bot may queue before it counts as flooding."""
+
+
+def describe_exit(returncode: int | None) -> str:
+    """'the bot process exited with code 7' / 'was killed by SIGKILL (out of memory?)'."""
+    if returncode is not None and returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        hint = " (out of memory, or a resource limit?)" if name in ("SIGKILL", "SIGXCPU", "SIGSEGV") else ""
+        return f"the bot process was killed by {name}{hint}"
+    return f"the bot process exited with code {returncode}"
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Thinking-time limits, in milliseconds (defaults suit Python bots on a laptop)."""
+
+    decision_ms: int = 1000
+    """Per decision; overruns are paid from the bank."""
+    bank_ms: int = 10_000
+    """Per seat, per game, for overruns."""
+    connect_ms: int = 10_000
+    """To connect, and for each seat's first decision of the match."""
+
+    def __post_init__(self) -> None:
+        if min(self.decision_ms, self.bank_ms, self.connect_ms) < 0 or self.decision_ms == 0:
+            raise ValueError(f"time control values must be positive: {self}")
+
+    def to_pb(self) -> rpb.TimeControl:
+        return rpb.TimeControl(decision_ms=self.decision_ms, bank_ms=self.bank_ms, connect_ms=self.connect_ms)
+
+    @classmethod
+    def from_pb(cls, message: rpb.TimeControl) -> "TimeControl":
+        default = cls()
+        return cls(message.decision_ms or default.decision_ms, message.bank_ms or default.bank_ms,
+                   message.connect_ms or default.connect_ms)
+
+
+class Policy(enum.Enum):
+    """What bad behaviour gets (docs/protocol.md)."""
+
+    FORFEIT = "forfeit"
+    """The offending seat loses the game at once."""
+    SUBSTITUTE = "substitute"
+    """The referee plays the last legal move (a discard or pass: it ends the turn) and
+    counts a strike; the third strike in a game forfeits it."""
+
+
+class Fault(enum.Enum):
+    TIMEOUT = (rpb.FAULT_TIMEOUT, Ending.TIMEOUT)
+    ILLEGAL_MOVE = (rpb.FAULT_ILLEGAL_MOVE, Ending.ILLEGAL_MOVE)
+    MALFORMED = (rpb.FAULT_MALFORMED, Ending.MALFORMED)
+    WRONG_DECISION = (rpb.FAULT_WRONG_DECISION, Ending.MALFORMED)
+
+
+@dataclass(frozen=True)
+class Closed:
+    """Put in a seat's inbox when its channel ends: how (an ending) and why."""
+
+    ending: Ending
+    detail: str
+
+
+class SeatChannel(Protocol):
+    """The referee's side of one seat's connection."""
+
+    async def send(self, message: rpb.RefereeMessage) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class MatchConfig:
+    rules: RuleSet
+    seat_names: list[str]
+    time_control: TimeControl = field(default_factory=TimeControl)
+    games: int = 1
+    """Games to play; with ``rules.match_points``, the most that will be played."""
+    seed: int = 0
+    """Master seed: game k is dealt from ``derive(seed, f"game:{k}")``."""
+    policy: Policy = Policy.SUBSTITUTE
+    replay_dir: Path | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.seat_names) != self.rules.players:
+            raise ValueError(f"{self.rules.name} needs {self.rules.players} seats, got {len(self.seat_names)}")
+        if self.games < 1:
+            raise ValueError("a match has at least one game")
+
+    def game_seed(self, game_number: int) -> int:
+        return derive(self.seed, f"game:{game_number}")
+
+
+@dataclass
+class SeatReport:
+    seat: int
+    name: str
+    version: str = ""
+    status: str = "pending"
+    """pending, active, done, error, invalid, timeout (kaggle-environments' vocabulary)."""
+    timeouts: int = 0
+    illegal_moves: int = 0
+    malformed: int = 0
+    crashes: int = 0
+    decisions: int = 0
+    decision_us: list[int] = field(default_factory=list)
+    faults: list[str] = field(default_factory=list)
+    """Each fault's reason, in order (kept to the first 100)."""
+
+    def percentile_us(self, q: float) -> int:
+        if not self.decision_us:
+            return 0
+        ordered = sorted(self.decision_us)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "name": self.name, "version": self.version, "status": self.status,
+                "timeouts": self.timeouts, "illegal_moves": self.illegal_moves, "malformed": self.malformed,
+                "crashes": self.crashes, "decisions": self.decisions,
+                "decision_us_p50": self.percentile_us(0.5), "decision_us_p99": self.percentile_us(0.99),
+                "faults": self.faults}
+
+
+@dataclass
+class GameResult:
+    game_number: int
+    seed: int
+    first_seat: int
+    outcome: Outcome
+    moves: int
+    turns: int
+    replay: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"game_number": self.game_number, "seed": self.seed, "first_seat": self.first_seat,
+                "outcome": self.outcome.to_dict(), "moves": self.moves, "turns": self.turns, "replay": self.replay}
+
+
+class Seat:
+    """One seat of a match: its token, its channel, its inbox and its report."""
+
+    def __init__(self, index: int, name: str) -> None:
+        self.index = index
+        self.token = secrets.token_urlsafe(32)
+        self.report = SeatReport(index, name)
+        self.inbox: asyncio.Queue[rpb.BotMessage | Closed] = asyncio.Queue()
+        self.channel: SeatChannel | None = None
+        self.connected = asyncio.Event()
+        self.gone: Closed | None = None
+        self.loss_recorded = False
+        self.process_exit: asyncio.Future[int | None] | None = None
+        self.decided_before = False
+
+    async def send(self, message: rpb.RefereeMessage) -> None:
+        if self.channel is None or self.gone is not None:
+            return
+        try:
+            await self.channel.send(message)
+        except Exception as error:  # the stream broke under us: the seat is gone
+            self.gone = Closed(Ending.CRASH, f"the connection failed while sending: {error!r}")
+
+    def deliver(self, item: rpb.BotMessage | Closed) -> None:
+        """Called by the channel for each message from the bot (or its end)."""
+        if self.inbox.qsize() >= MAX_INBOX and not isinstance(item, Closed):
+            item = Closed(Ending.MALFORMED, f"flooding: more than {MAX_INBOX} messages sent without a decision")
+        self.inbox.put_nowait(item)
+
+
+class Match:
+    """Runs one match to the end; create through :class:`referee.server.Arena`."""
+
+    def __init__(self, match_id: str, config: MatchConfig) -> None:
+        self.match_id = match_id
+        self.config = config
+        self.rules = config.rules
+        self.seats = [Seat(i, name) for i, name in enumerate(config.seat_names)]
+        self.state_name = "waiting"
+        self.results: list[GameResult] = []
+        self.match_over: rpb.MatchOver | None = None
+        self.finished = asyncio.Event()
+        self.spectators: list[asyncio.Queue[rpb.SpectatorMessage | None]] = []
+        self._decision_id = 0
+        self.game_number = 0
+        self.state: GameState | None = None
+
+    # -- connection -----------------------------------------------------------------------
+
+    def welcome(self, seat: Seat) -> rpb.RefereeMessage:
+        return rpb.RefereeMessage(welcome=rpb.Welcome(
+            seat=seat.index, rules=rules_to_pb(self.rules), time_control=self.config.time_control.to_pb(),
+            games=self.config.games, match_id=self.match_id, protocol_version=PROTOCOL_VERSION,
+            seat_names=[s.report.name for s in self.seats],
+            policy=rpb.POLICY_FORFEIT if self.config.policy is Policy.FORFEIT else rpb.POLICY_SUBSTITUTE))
+
+    def attach(self, seat: Seat, channel: SeatChannel, name: str, version: str) -> None:
+        seat.channel = channel
+        seat.report.version = version[:64]
+        if name:
+            seat.report.name = seat.report.name or name[:64]
+        seat.report.status = "active"
+        seat.connected.set()
+
+    def expect_process(self, seat: Seat) -> None:
+        """The seat's bot is a process this referee launched: report its exit in reasons."""
+        seat.process_exit = asyncio.get_running_loop().create_future()
+
+    def seat_exited(self, seat: Seat, returncode: int | None) -> None:
+        """The launcher saw the seat's process exit; before the match ended, that is a crash."""
+        if seat.process_exit is not None and not seat.process_exit.done():
+            seat.process_exit.set_result(returncode)
+        if self.finished.is_set():
+            return
+        closed = Closed(Ending.CRASH, describe_exit(returncode)
+                        + ("" if seat.connected.is_set() else " before connecting"))
+        if seat.connected.is_set():
+            seat.deliver(closed)
+        else:
+            seat.gone = closed
+            seat.report.status = "error"
+            seat.connected.set()
+
+    # -- the match ------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        try:
+            await self._run()
+        except asyncio.CancelledError:
+            self.state_name = "aborted"
+            raise
+        except Exception:
+            log.exception("match %s failed", self.match_id)
+            self.state_name = "aborted"
+        finally:
+            self.finished.set()
+            for seat in self.seats:
+                if seat.channel is not None:
+                    seat.channel.close()
+            for queue in self.spectators:
+                queue.put_nowait(None)
+
+    async def _run(self) -> None:
+        connect = self.config.time_control.connect_ms / 1000
+        waits = [asyncio.create_task(s.connected.wait()) for s in self.seats]
+        await asyncio.wait(waits, timeout=connect)
+        for task in waits:
+            task.cancel()
+        for seat in self.seats:
+            if not seat.connected.is_set() and seat.gone is None:
+                seat.gone = Closed(Ending.NO_SHOW, f"seat {seat.index} did not connect within {connect:g} s")
+                seat.report.status = "timeout"
+                seat.report.faults.append(seat.gone.detail)
+        self.state_name = "running"
+        points = [0] * self.rules.players
+        wins = [0] * self.rules.players
+        for number in range(self.config.games):
+            result = await self._play_game(number)
+            self.results.append(result)
+            for s, score in enumerate(result.outcome.scores):
+                points[s] += score
+            for s in result.outcome.winners:
+                wins[s] += 1
+            if self.rules.match_points and max(points) >= self.rules.match_points:
+                break
+        best = max(points)
+        winners = [s for s in range(self.rules.players) if points[s] == best]
+        if len({self.rules.team_of(s) for s in winners}) > 1:
+            winners = []
+        who = f"seat {winners[0]}" if len(winners) == 1 else "seats " + " and ".join(map(str, winners))
+        tally = "-".join(map(str, points))
+        reason = f"{who} won the match ({tally})" if winners else f"the match is tied ({tally})"
+        self.match_over = rpb.MatchOver(points=points, wins=wins, winners=winners, reason=reason)
+        message = rpb.RefereeMessage(match_over=self.match_over)
+        for seat in self.seats:
+            await seat.send(message)
+            if seat.gone is None and seat.report.status == "active":
+                seat.report.status = "done"
+        self._publish(rpb.SpectatorMessage(match_over=self.match_over))
+        self.state_name = "finished"
+
+    async def _play_game(self, number: int) -> GameResult:
+        self.game_number = number
+        seed = self.config.game_seed(number)
+        state = GameState.new(self.rules, seed)
+        self.state = state
+        strikes = [0] * self.rules.players
+        bank = [self.config.time_control.bank_ms] * self.rules.players
+        move_meta: dict[int, dict[str, Any]] = {}
+        for seat in self.seats:
+            await seat.send(rpb.RefereeMessage(game_start=rpb.GameStart(
+                game_number=number, first_seat=state.first_seat,
+                observation=observation_to_pb(observe(state, seat.index)))))
+        self._publish(rpb.SpectatorMessage(game_start=rpb.GameStart(
+            game_number=number, first_seat=state.first_seat, observation=observation_to_pb(observe_public(state)))))
+        cursors = [len(state.log)] * (self.rules.players + 1)
+        for seat in self.seats:
+            if seat.gone is not None and state.outcome is None:
+                self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)
+        while state.outcome is None:
+            seat = self.seats[state.to_move]
+            if seat.gone is not None:
+                self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)
+                break
+            await self._decide(state, seat, strikes, bank, move_meta)
+            await self._flush(state, cursors)
+        await self._flush(state, cursors)
+        outcome = state.outcome
+        if outcome is None:
+            raise RuntimeError("a game loop ended without an outcome")
+        over = rpb.GameOver(game_number=number, outcome=outcome_to_pb(outcome))
+        for seat in self.seats:
+            await seat.send(rpb.RefereeMessage(game_over=over))
+        self._publish(rpb.SpectatorMessage(game_over=over))
+        replay = None
+        if self.config.replay_dir is not None:
+            replay = str(ReplayWriter.write(self.config.replay_dir, self, number, state, move_meta))
+        moves = sum(1 for e in state.log if e.kind == EventKind.MOVE)
+        return GameResult(number, seed, state.first_seat, outcome, moves, state.turn, replay)
+
+    async def _flush(self, state: GameState, cursors: list[int]) -> None:
+        """Send every seat (and spectators) the events it has not seen, redacted for it."""
+        end = len(state.log)
+        for seat in self.seats:
+            start = cursors[seat.index]
+            if start < end:
+                cursors[seat.index] = end
+                events = visible_events(state, seat.index, start)
+                await seat.send(rpb.RefereeMessage(events=rpb.EventBatch(
+                    game_number=self.game_number, events=events_to_pb(events))))
+        start = cursors[-1]
+        if start < end and self.spectators:
+            self._publish(rpb.SpectatorMessage(events=rpb.EventBatch(
+                game_number=self.game_number, events=events_to_pb(visible_events(state, None, start)))))
+        cursors[-1] = end
+
+    def _publish(self, message: rpb.SpectatorMessage) -> None:
+        for queue in self.spectators:
+            queue.put_nowait(message)
+
+    # -- one decision ---------------------------------------------------------------------
+
+    async def _decide(self, state: GameState, seat: Seat, strikes: list[int], bank: list[int],
+                      move_meta: dict[int, dict[str, Any]]) -> None:
+        self._decision_id += 1
+        decision_id = self._decision_id
+        view = observe(state, seat.index)
+        tc = self.config.time_control
+        base_ms = tc.decision_ms if seat.decided_before else max(tc.decision_ms, tc.connect_ms)
+        seat.decided_before = True
+        await seat.send(rpb.RefereeMessage(decision=rpb.DecisionRequest(
+            decision_id=decision_id, game_number=self.game_number, observation=observation_to_pb(view),
+            deadline_ms=base_ms, bank_ms=bank[seat.index])))
+        started = time.monotonic()
+        deadline = started + (base_ms + bank[seat.index]) / 1000
+        action: rpb.Action | None = None
+        fault: tuple[Fault, str] | None = None
+        stale = 0
+        while action is None and fault is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or seat.gone is not None:
+                break
+            try:
+                item = await asyncio.wait_for(seat.inbox.get(), remaining)
+            except (asyncio.TimeoutError, TimeoutError):
+                break
+            if isinstance(item, Closed):
+                seat.gone = await self._explain(seat, item)
+                break
+            if item.WhichOneof("body") != "action":
+                fault = (Fault.MALFORMED, f"expected an Action for decision {decision_id}, got {item.WhichOneof('body')}")
+            elif item.action.decision_id < decision_id:
+                stale += 1
+                if stale > MAX_INBOX:
+                    fault = (Fault.MALFORMED, f"flooding: more than {MAX_INBOX} actions for closed decisions")
+                elif stale <= 3:
+                    await seat.send(rpb.RefereeMessage(result=rpb.ActionResult(
+                        decision_id=item.action.decision_id, fault=rpb.FAULT_WRONG_DECISION,
+                        error=f"decision {item.action.decision_id} is closed; the action was dropped")))
+            elif item.action.decision_id > decision_id:
+                fault = (Fault.WRONG_DECISION, f"decision {item.action.decision_id} does not exist yet "
+                                               f"(the open decision is {decision_id})")
+            else:
+                action = item.action
+        elapsed_ms = (time.monotonic() - started) * 1000
+        bank[seat.index] = max(0, int(bank[seat.index] - max(0.0, elapsed_ms - base_ms)))
+        seat.report.decisions += 1
+        seat.report.decision_us.append(int(elapsed_ms * 1000))
+        if seat.gone is not None:
+            self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)
+            return
+        if action is None and fault is None:
+            fault = (Fault.TIMEOUT, f"no answer to decision {decision_id} within {base_ms} ms "
+                                    f"plus the time bank")
+        if fault is None and action is not None:
+            fault = await self._apply_action(state, seat, decision_id, action, view.legal_moves,
+                                             int(elapsed_ms * 1000), move_meta)
+        if fault is not None:
+            await self._handle_fault(state, seat, decision_id, fault, strikes, move_meta)
+
+    async def _explain(self, seat: Seat, closed: Closed) -> Closed:
+        """A stream that ended: if the bot's process is exiting, say so with its exit status."""
+        if seat.process_exit is None:
+            return closed
+        try:
+            code = await asyncio.wait_for(asyncio.shield(seat.process_exit), PROCESS_EXIT_WAIT_S)
+        except (asyncio.TimeoutError, TimeoutError):
+            return closed
+        return Closed(Ending.CRASH, describe_exit(code))
+
+    async def _apply_action(self, state: GameState, seat: Seat, decision_id: int, action: rpb.Action,
+                            legal: tuple[Move, ...], elapsed_us: int,
+                            move_meta: dict[int, dict[str, Any]]) -> tuple[Fault, str] | None:
+        """Apply a well-formed action; return the fault if it is not one."""
+        choice = action.WhichOneof("choice")
+        debug = action.debug.encode()[:MAX_DEBUG].decode(errors="ignore")
+        try:
+            if choice == "move_index":
+                if action.move_index >= len(legal):
+                    return (Fault.MALFORMED, f"move_index {action.move_index} is out of range "
+                                             f"(there are {len(legal)} legal moves)")
+                moves = [legal[action.move_index]]
+            elif choice == "move":
+                moves = [move_from_pb(action.move)]
+            elif choice == "plan":
+                if not 0 < len(action.plan.moves) <= MAX_PLAN:
+                    return (Fault.MALFORMED, f"a plan holds 1..{MAX_PLAN} moves, got {len(action.plan.moves)}")
+                moves = [move_from_pb(m) for m in action.plan.moves]
+            else:
+                return (Fault.MALFORMED, "the action carries no move_index, move or plan")
+        except MalformedMoveError as error:
+            return (Fault.MALFORMED, f"malformed move: {error}")
+        applied: list[Move] = []
+        stock = self.rules.stock_of(seat.index)
+        for move in moves:
+            start = len(state.log)
+            try:
+                state.apply_checked(move, seat.index)
+            except IllegalMoveError as error:
+                if applied:
+                    await seat.send(rpb.RefereeMessage(result=rpb.ActionResult(
+                        decision_id=decision_id, applied=[move_to_pb(m) for m in applied])))
+                return (Fault.ILLEGAL_MOVE, f"illegal move: {error}")
+            move_meta[start] = {"us": elapsed_us if not applied else 0, "debug": debug if not applied else ""}
+            applied.append(move)
+            if state.outcome is not None or state.to_move != seat.index or any(
+                    (e.kind == EventKind.DRAW and e.seat == seat.index) or (e.kind == EventKind.REVEAL and e.pile == stock)
+                    for e in state.log[start + 1:]):
+                break
+        await seat.send(rpb.RefereeMessage(result=rpb.ActionResult(
+            decision_id=decision_id, applied=[move_to_pb(m) for m in applied], dropped=len(moves) - len(applied))))
+        return None
+
+    async def _handle_fault(self, state: GameState, seat: Seat, decision_id: int, fault: tuple[Fault, str],
+                            strikes: list[int], move_meta: dict[int, dict[str, Any]]) -> None:
+        kind, reason = fault
+        report = seat.report
+        if kind is Fault.TIMEOUT:
+            report.timeouts += 1
+        elif kind is Fault.ILLEGAL_MOVE:
+            report.illegal_moves += 1
+        else:
+            report.malformed += 1
+        if len(report.faults) < 100:
+            report.faults.append(f"game {self.game_number} decision {decision_id}: {reason}")
+        strikes[seat.index] += 1
+        code, ending = kind.value
+        if state.outcome is not None:
+            return
+        if self.config.policy is Policy.FORFEIT or strikes[seat.index] >= MAX_STRIKES:
+            why = reason if self.config.policy is Policy.FORFEIT else f"third strike: {reason}"
+            await seat.send(rpb.RefereeMessage(result=rpb.ActionResult(
+                decision_id=decision_id, fault=code, error=why, strikes=strikes[seat.index])))
+            self._forfeit(state, seat, ending, f"seat {seat.index} forfeits: {why}")
+            return
+        fallback = state.legal_moves()[-1]
+        move_meta[len(state.log)] = {"us": 0, "debug": f"substituted by the referee: {reason}"}
+        state.apply(fallback)
+        await seat.send(rpb.RefereeMessage(result=rpb.ActionResult(
+            decision_id=decision_id, applied=[move_to_pb(fallback)], fault=code,
+            error=f"{reason}; the referee played {fallback} (strike {strikes[seat.index]} of {MAX_STRIKES})",
+            strikes=strikes[seat.index])))
+
+    def _forfeit(self, state: GameState, seat: Seat, ending: Ending, reason: str) -> None:
+        if state.outcome is None:
+            state.forfeit(seat.index, ending, reason)
+        status = {Ending.TIMEOUT: "timeout", Ending.NO_SHOW: "timeout", Ending.CRASH: "error",
+                  Ending.DISCONNECT: "error"}.get(ending, "invalid")
+        seat.report.status = status
+        if ending in (Ending.CRASH, Ending.DISCONNECT) and not seat.loss_recorded:
+            seat.loss_recorded = True
+            seat.report.crashes += 1
+            seat.report.faults.append(f"game {self.game_number}: {reason}")
+
+    # -- reports --------------------------------------------------------------------------
+
+    def status_pb(self) -> rpb.MatchStatus:
+        states = {"waiting": rpb.MATCH_STATE_WAITING, "running": rpb.MATCH_STATE_RUNNING,
+                  "finished": rpb.MATCH_STATE_FINISHED, "aborted": rpb.MATCH_STATE_ABORTED}
+        statuses = {"pending": rpb.SEAT_STATUS_PENDING, "active": rpb.SEAT_STATUS_ACTIVE, "done": rpb.SEAT_STATUS_DONE,
+                    "error": rpb.SEAT_STATUS_ERROR, "invalid": rpb.SEAT_STATUS_INVALID,
+                    "timeout": rpb.SEAT_STATUS_TIMEOUT}
+        message = rpb.MatchStatus(match_id=self.match_id, state=states[self.state_name], rules=rules_to_pb(self.rules))
+        for seat in self.seats:
+            r = seat.report
+            message.seats.append(rpb.SeatReport(
+                seat=r.seat, name=r.name, version=r.version, status=statuses[r.status], timeouts=r.timeouts,
+                illegal_moves=r.illegal_moves, malformed=r.malformed, decisions=r.decisions,
+                decision_us_p50=r.percentile_us(0.5), decision_us_p99=r.percentile_us(0.99)))
+        for result in self.results:
+            message.games.append(rpb.GameReport(game_number=result.game_number, seed=result.seed,
+                                                outcome=outcome_to_pb(result.outcome), moves=result.moves,
+                                                replay=result.replay or ""))
+        if self.match_over is not None:
+            message.result.CopyFrom(self.match_over)
+        return message
+
+    def summary(self) -> dict[str, Any]:
+        """The whole result as plain data (for the tournament store and --json output)."""
+        return {"match_id": self.match_id, "state": self.state_name, "rules": self.rules.name,
+                "seed": self.config.seed, "seats": [s.report.to_dict() for s in self.seats],
+                "games": [g.to_dict() for g in self.results],
+                "points": list(self.match_over.points) if self.match_over else [],
+                "winners": list(self.match_over.winners) if self.match_over else []}
+

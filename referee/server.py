@@ -1,0 +1,279 @@
+"""The gRPC referee: one ``grpc.aio`` process serving many concurrent matches.
+
+The servicer only translates: it authenticates a stream, attaches it to its seat,
+and pumps messages between the wire and the :class:`~referee.match.Match`, which owns
+the game. Health checking and server reflection are served too, so stock tools
+(grpcurl, grpc_health_probe) can talk to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import logging
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import AsyncIterator, Callable
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from spite.v1 import referee_pb2 as rpb
+from spite.v1 import referee_pb2_grpc
+
+from .match import Closed, Match, MatchConfig, Policy, Seat, TimeControl
+from .rules import Ending, RulesError, parse_rules
+from .wire import PROTOCOL_VERSION
+
+log = logging.getLogger("spite.referee")
+
+MAX_MESSAGE_BYTES = 64 * 1024
+"""Largest message either side may send: a full observation is a few KiB."""
+HELLO_TIMEOUT_S = 10.0
+EOF_SETTLE_S = 0.25
+TOKEN_METADATA = "spite-token"
+ADMIN_METADATA = "spite-admin-token"
+
+SERVER_OPTIONS = [
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+    # Notice a dead bot quickly: ping idle connections every 10 s, give up after 5 s.
+    ("grpc.keepalive_time_ms", 10_000),
+    ("grpc.keepalive_timeout_ms", 5_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
+    ("grpc.http2.max_pings_without_data", 0),
+]
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+class Arena:
+    """Every match this referee serves, and the seat tokens that open them."""
+
+    def __init__(self) -> None:
+        self.matches: dict[str, Match] = {}
+        self._seats: dict[bytes, tuple[Match, Seat]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def create(self, config: MatchConfig) -> Match:
+        """Register a match and start waiting for its seats."""
+        match = Match(secrets.token_hex(6), config)
+        self.matches[match.match_id] = match
+        for seat in match.seats:
+            self._seats[_digest(seat.token)] = (match, seat)
+        task = asyncio.get_running_loop().create_task(self._run(match))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return match
+
+    async def _run(self, match: Match) -> None:
+        try:
+            await match.run()
+        finally:
+            for seat in match.seats:  # tokens are single-use: dead once the match ends
+                self._seats.pop(_digest(seat.token), None)
+
+    def find_seat(self, token: str) -> tuple[Match, Seat] | None:
+        """The seat a token opens, compared in constant time; None for unknown or expired."""
+        entry = self._seats.get(_digest(token))
+        if entry is None or not hmac.compare_digest(entry[1].token.encode(), token.encode()):
+            return None
+        return entry
+
+    async def close(self) -> None:
+        """Abort every running match (graceful shutdown)."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+class GrpcSeatChannel:
+    """A seat's channel over a Play stream: writes go straight to the stream."""
+
+    def __init__(self, context: grpc.aio.ServicerContext) -> None:
+        self.context = context
+        self.closed = asyncio.Event()
+
+    async def send(self, message: rpb.RefereeMessage) -> None:
+        await self.context.write(message)
+
+    def close(self) -> None:
+        self.closed.set()
+
+
+class RefereeServicer(referee_pb2_grpc.RefereeServicer):
+    """Translates the Referee service onto an :class:`Arena`."""
+
+    def __init__(self, arena: Arena, admin_token: str) -> None:
+        self.arena = arena
+        self._admin_token = admin_token.encode()
+
+    async def _check_admin(self, context: grpc.aio.ServicerContext) -> None:
+        supplied = dict(context.invocation_metadata() or ()).get(ADMIN_METADATA, "")
+        if not hmac.compare_digest(str(supplied).encode(), self._admin_token):
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, f"admin calls need the {ADMIN_METADATA} metadata")
+
+    async def Play(self, request_iterator: AsyncIterator[rpb.BotMessage],  # noqa: N802 (gRPC's name)
+                   context: grpc.aio.ServicerContext) -> None:
+        pending: asyncio.Queue[rpb.BotMessage | Closed] = asyncio.Queue()
+        sink: list[Callable[[rpb.BotMessage | Closed], None]] = [pending.put_nowait]
+        reader = asyncio.get_running_loop().create_task(_pump(context, lambda item: sink[0](item)))
+        seat: Seat | None = None
+        try:
+            try:
+                first = await asyncio.wait_for(pending.get(), HELLO_TIMEOUT_S)
+            except (asyncio.TimeoutError, TimeoutError):
+                await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
+                                    f"no Hello within {HELLO_TIMEOUT_S:g} s of opening the stream")
+                return
+            if isinstance(first, Closed) or first.WhichOneof("body") != "hello":
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message on Play must be a Hello")
+                return
+            hello = first.hello
+            token = hello.token or str(dict(context.invocation_metadata() or ()).get(TOKEN_METADATA, ""))
+            found = self.arena.find_seat(token)
+            if found is None:
+                await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token")
+                return
+            match, seat = found
+            if hello.protocol_version != PROTOCOL_VERSION:
+                await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
+                                    f"this referee speaks protocol {PROTOCOL_VERSION}; the bot sent "
+                                    f"protocol_version={hello.protocol_version}")
+                return
+            if seat.connected.is_set():
+                found_seat, seat = seat, None
+                await context.abort(grpc.StatusCode.ALREADY_EXISTS,
+                                    f"seat {found_seat.index} of this match is already connected")
+                return
+            if match.finished.is_set():
+                await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token")
+                return
+            channel = GrpcSeatChannel(context)
+            await context.write(match.welcome(seat))
+            match.attach(seat, channel, hello.name, hello.version)
+            while not pending.empty():
+                seat.deliver(pending.get_nowait())
+            sink[0] = seat.deliver
+            log.info("match %s: seat %d connected (%s %s)", match.match_id, seat.index, hello.name, hello.version)
+            await channel.closed.wait()
+        except asyncio.CancelledError:
+            if seat is not None:
+                seat.deliver(Closed(Ending.CRASH, "the stream was cut: the bot exited, crashed, or sent a "
+                                                  f"message over {MAX_MESSAGE_BYTES // 1024} KiB"))
+            raise
+        finally:
+            reader.cancel()
+
+    async def CreateMatch(self, request: rpb.CreateMatchRequest,  # noqa: N802
+                          context: grpc.aio.ServicerContext) -> rpb.CreateMatchResponse:
+        await self._check_admin(context)
+        try:
+            rules = parse_rules(request.rules or "standard")
+            config = MatchConfig(
+                rules=rules, seat_names=[s.name for s in request.seats] or [""] * rules.players,
+                time_control=TimeControl.from_pb(request.time_control), games=request.games or 1,
+                seed=request.seed,
+                policy=Policy.FORFEIT if request.policy == rpb.POLICY_FORFEIT else Policy.SUBSTITUTE)
+        except (RulesError, ValueError) as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+            raise  # unreachable: abort raises
+        match = self.arena.create(config)
+        return rpb.CreateMatchResponse(match_id=match.match_id, seat_tokens=[s.token for s in match.seats])
+
+    async def GetMatch(self, request: rpb.GetMatchRequest,  # noqa: N802
+                       context: grpc.aio.ServicerContext) -> rpb.MatchStatus:
+        await self._check_admin(context)
+        match = self.arena.matches.get(request.match_id)
+        if match is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            raise AssertionError("unreachable")  # abort raises
+        return match.status_pb()
+
+    async def Spectate(self, request: rpb.SpectateRequest,  # noqa: N802
+                       context: grpc.aio.ServicerContext) -> AsyncIterator[rpb.SpectatorMessage]:
+        await self._check_admin(context)
+        match = self.arena.matches.get(request.match_id)
+        if match is None:
+            await context.abort(grpc.StatusCode.NOT_FOUND, f"no match {request.match_id!r}")
+            return
+        if match.finished.is_set():
+            if match.match_over is not None:
+                yield rpb.SpectatorMessage(match_over=match.match_over)
+            return
+        queue: asyncio.Queue[rpb.SpectatorMessage | None] = asyncio.Queue()
+        match.spectators.append(queue)
+        try:
+            while (message := await queue.get()) is not None:
+                yield message
+        finally:
+            match.spectators.remove(queue)
+
+
+async def _pump(context: grpc.aio.ServicerContext, deliver: Callable[[rpb.BotMessage | Closed], None]) -> None:
+    """The reader task: every message from the bot goes to ``deliver``, then how the stream ended."""
+    try:
+        while True:
+            message = await context.read()
+            if message is grpc.aio.EOF:
+                # A dead connection also reads as EOF, and gRPC cancels the call just after:
+                # give it a moment, so a crash is not recorded as a clean disconnect.
+                await asyncio.sleep(EOF_SETTLE_S)
+                deliver(Closed(Ending.DISCONNECT, "the bot closed its stream before the match ended"))
+                return
+            deliver(message)
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:  # a broken stream is the bot's crash, never the referee's
+        deliver(Closed(Ending.CRASH, f"the stream failed: {error!r}"))
+
+
+@dataclass
+class RunningReferee:
+    server: grpc.aio.Server
+    arena: Arena
+    address: str
+    """What a bot dials: ``127.0.0.1:PORT`` or ``unix:/path``."""
+    admin_token: str
+
+    async def stop(self, grace: float = 2.0) -> None:
+        """Graceful shutdown: stop taking calls, abort running matches, let streams close."""
+        await self.arena.close()
+        await self.server.stop(grace)
+
+
+async def start_referee(listen: str = "127.0.0.1:0", admin_token: str | None = None,
+                        credentials: grpc.ServerCredentials | None = None) -> RunningReferee:
+    """Start a referee on ``listen`` (``host:port``, port 0 for any, or ``unix:/path``)."""
+    arena = Arena()
+    admin_token = admin_token or secrets.token_urlsafe(32)
+    server = grpc.aio.server(options=SERVER_OPTIONS)
+    referee_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(arena, admin_token), server)
+    health_servicer = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    names = (rpb.DESCRIPTOR.services_by_name["Referee"].full_name, health.SERVICE_NAME, reflection.SERVICE_NAME)
+    reflection.enable_server_reflection(names, server)
+    if credentials is None:
+        port = server.add_insecure_port(listen)
+    else:
+        port = server.add_secure_port(listen, credentials)
+    await server.start()
+    for service in ("", names[0]):
+        result = health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
+        if asyncio.iscoroutine(result):
+            await result
+    if listen.startswith("unix:"):
+        address = listen
+    else:
+        host = listen.rsplit(":", 1)[0] or "127.0.0.1"
+        address = f"{'127.0.0.1' if host in ('0.0.0.0', '[::]') else host}:{port}"
+    return RunningReferee(server, arena, address, admin_token)
+
+
+def unix_address(directory: Path) -> str:
+    return f"unix:{directory / 'referee.sock'}"

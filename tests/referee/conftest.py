@@ -1,0 +1,41 @@
+"""Shared helpers for the referee tests: real referees on port 0 / Unix sockets, real bot processes."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+import pytest
+
+from referee.local import LocalMatch, play_local_match
+from referee.match import MatchConfig, Policy, TimeControl
+from referee.rules import parse_rules
+from tournaments.manifest import BotManifest
+
+BOTS = Path(__file__).resolve().parent.parent / "bots"
+
+# Short limits so misbehaviour is seen quickly; connect stays generous for slow process starts.
+FAST = TimeControl(decision_ms=400, bank_ms=300, connect_ms=8000)
+
+
+def hostile(mode: str) -> BotManifest:
+    return BotManifest(name=f"hostile-{mode}", command=(sys.executable, str(BOTS / "hostile_bot.py"), mode),
+                       workdir=BOTS)
+
+
+def good() -> BotManifest:
+    return hostile("good")
+
+
+def run_match(bots: Sequence[BotManifest], *, rules: str = "standard", games: int = 1, seed: int = 1,
+              policy: Policy = Policy.FORFEIT, time_control: TimeControl = FAST, log_dir: Path | None = None,
+              **kwargs: Any) -> LocalMatch:
+    config = MatchConfig(parse_rules(rules), [b.name for b in bots], time_control, games, seed, policy, **kwargs)
+    return asyncio.run(play_local_match(bots, config, log_dir=log_dir))
+
+
+@pytest.fixture
+def logs(tmp_path: Path) -> Path:
+    return tmp_path / "logs"

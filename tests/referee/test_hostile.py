@@ -1,0 +1,161 @@
+"""Hostile bots, one per behaviour, as real processes against a real referee.
+
+For each: the right ending and reason are recorded, the other seat gets the win
+(forfeit policy) or the game goes on (substitute policy), the bot is told what it
+did wrong, and no bot process survives the match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+
+from referee.local import play_local_match
+from referee.match import MatchConfig, Policy
+from referee.rules import Ending, parse_rules
+from referee.server import start_referee
+
+from .conftest import FAST, good, hostile, run_match
+
+
+def only_game(result):  # type: ignore[no-untyped-def]
+    assert len(result.match.results) == 1
+    return result.match.results[0].outcome
+
+
+def log_text(result, seat: int) -> str:  # type: ignore[no-untyped-def]
+    path = result.logs[seat]
+    return Path(path).read_text() if path else ""
+
+
+@pytest.mark.parametrize("mode, ending, words", [
+    ("garbage", Ending.MALFORMED, "no move_index, move or plan"),
+    ("bad-move", Ending.ILLEGAL_MOVE, "illegal move"),
+    ("future-decision", Ending.MALFORMED, "does not exist yet"),
+    ("hello-again", Ending.MALFORMED, "expected an Action"),
+    ("flood", Ending.MALFORMED, "flooding"),
+    ("loop-forever", Ending.TIMEOUT, "no answer"),
+    ("crash-mid", Ending.CRASH, "exited with code 7"),
+    ("disconnect-mid", Ending.DISCONNECT, "closed its stream"),
+    ("exit-early", Ending.CRASH, "before connecting"),
+    ("wrong-token", Ending.CRASH, "before connecting"),
+])
+def test_forfeit_policy_records_the_fault_and_the_other_seat_wins(mode: str, ending: Ending, words: str,
+                                                                  logs: Path) -> None:
+    result = run_match([hostile(mode), good()], log_dir=logs)
+    outcome = only_game(result)
+    assert outcome.ending is ending, outcome
+    assert words in outcome.reason, outcome.reason
+    assert outcome.offender == 0 and outcome.winners == (1,)
+    report = result.match.seats[0].report
+    assert report.status in ("invalid", "timeout", "error")
+    assert result.match.seats[1].report.status == "done"
+    assert result.match.state_name == "finished"
+    for info in result.exits:
+        assert info.returncode is not None  # every process was reaped (the group was killed)
+
+
+def test_wrong_token_is_told_unauthenticated(logs: Path) -> None:
+    result = run_match([hostile("wrong-token"), good()], log_dir=logs)
+    assert "UNAUTHENTICATED" in log_text(result, 0)
+
+
+def test_second_connection_for_a_seat_is_refused_and_the_first_plays_on(logs: Path) -> None:
+    result = run_match([hostile("double-connect"), good()], log_dir=logs)
+    assert "ALREADY_EXISTS" in log_text(result, 0)
+    assert only_game(result).ending.by_rules
+
+
+def test_the_offender_is_told_why(logs: Path) -> None:
+    result = run_match([hostile("bad-move"), good()], log_dir=logs)
+    text = log_text(result, 0)
+    assert "referee says: illegal move: H:Q>C0: there is no Q in your hand" in text
+    assert "game over: seat 0 forfeits" in log_text(result, 1)  # the other bot is told too
+
+
+def test_substitute_policy_plays_a_fallback_and_counts_strikes(logs: Path) -> None:
+    result = run_match([hostile("bad-move"), good()], policy=Policy.SUBSTITUTE, log_dir=logs)
+    outcome = only_game(result)
+    assert outcome.ending.by_rules, outcome  # one strike: the game went on to a normal end
+    report = result.match.seats[0].report
+    assert report.illegal_moves == 1 and report.status == "done"
+    assert "strike 1 of 3" in log_text(result, 0)
+
+
+def test_late_answer_is_dropped_never_applied(logs: Path) -> None:
+    result = run_match([hostile("sleep-once"), good()], policy=Policy.SUBSTITUTE, log_dir=logs)
+    report = result.match.seats[0].report
+    assert report.timeouts == 1
+    assert report.illegal_moves == 0 and report.malformed == 0  # the late answer was not judged
+    assert "is closed; the action was dropped" in log_text(result, 0)
+    assert only_game(result).ending.by_rules
+
+
+def test_answers_to_old_decisions_are_dropped_without_penalty(logs: Path) -> None:
+    result = run_match([hostile("old-decision"), good()], log_dir=logs)
+    assert only_game(result).ending.by_rules
+    report = result.match.seats[0].report
+    assert report.timeouts == report.illegal_moves == report.malformed == 0
+
+
+def test_oversized_message_ends_the_seat_not_the_referee(logs: Path) -> None:
+    result = run_match([hostile("oversized"), good()], log_dir=logs)
+    outcome = only_game(result)
+    assert outcome.ending is Ending.CRASH and outcome.offender == 0
+    assert "RESOURCE_EXHAUSTED" in log_text(result, 0)  # the bot was told why
+
+
+def test_time_bank_absorbs_small_overruns() -> None:
+    """A bot slower than the per-decision limit but within its bank is not faulted."""
+    # good bots answer in a few ms; with decision_ms=1 nearly every answer overruns a little
+    from referee.match import TimeControl
+    result = run_match([good(), good()], time_control=TimeControl(decision_ms=1, bank_ms=60_000, connect_ms=8000))
+    reports = [s.report for s in result.match.seats]
+    assert all(r.timeouts == 0 for r in reports)
+    assert only_game(result).ending.by_rules
+
+
+def test_referee_keeps_serving_other_matches_while_one_is_hostile(tmp_path: Path) -> None:
+    async def main() -> tuple[object, object]:
+        referee = await start_referee("127.0.0.1:0")
+        try:
+            rules = parse_rules("standard")
+            calm = MatchConfig(rules, ["a", "b"], FAST, 2, 5, Policy.FORFEIT)
+            rough = MatchConfig(rules, ["x", "y"], FAST, 2, 6, Policy.FORFEIT)
+            return await asyncio.gather(
+                play_local_match([good(), good()], calm, referee=referee),
+                play_local_match([hostile("crash-mid"), good()], rough, referee=referee))
+        finally:
+            await referee.stop()
+
+    calm, rough = asyncio.run(main())
+    assert all(g.outcome.ending.by_rules for g in calm.match.results)  # type: ignore[attr-defined]
+    assert [g.outcome.ending for g in rough.match.results] == [Ending.CRASH, Ending.CRASH]  # type: ignore[attr-defined]
+
+
+def test_no_bot_process_survives_a_match(tmp_path: Path) -> None:
+    """A bot that leaves a child behind: the whole process group dies with the match."""
+    marker = tmp_path / "child.pid"
+    script = tmp_path / "spawner.py"
+    script.write_text(
+        "import os, subprocess, sys, time\n"
+        f"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+        f"open({str(marker)!r}, 'w').write(str(child.pid))\n"
+        "os.execv(sys.executable, [sys.executable, " + repr(str(Path(__file__).parent.parent / "bots" / "hostile_bot.py")) + ", 'good'])\n")
+    from tournaments.manifest import BotManifest
+    import sys as _sys
+    spawner = BotManifest(name="spawner", command=(_sys.executable, str(script)), workdir=tmp_path)
+    result = run_match([spawner, good()])
+    assert only_game(result).ending.by_rules
+    child = int(marker.read_text())
+    with pytest.raises(ProcessLookupError):
+        for _ in range(50):
+            os.kill(child, 0)  # still there? (a zombie counts until reaped by init)
+            with open(f"/proc/{child}/stat") as stat:
+                if stat.read().split(")")[1].split()[0] == "Z":
+                    raise ProcessLookupError
+            import time
+            time.sleep(0.05)

@@ -1,0 +1,263 @@
+"""``spite``: the command line of Spite Arena.
+
+    spite play BOT BOT... [--rules PRESET] [--seed N] [--games N] [--replay-dir DIR]
+    spite replay FILE [--as-seat K] [--verify]
+    spite referee --listen ADDR
+    spite tournament FILE [--parallel N] [--resume]
+    spite leaderboard [--format table|json|csv|markdown]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from rich.console import Console
+from rich.live import Live
+
+from referee.match import Match, MatchConfig, Policy, TimeControl
+from referee.rules import GameState, ReplayMismatch, RulesError, observe, observe_public, parse_rules, replay
+from referee.rules.outcome import EventKind
+from tournaments.manifest import ManifestError, resolve_bot
+
+from . import render
+
+
+def _time_control(args: argparse.Namespace) -> TimeControl:
+    return TimeControl(decision_ms=args.decision_ms, bank_ms=args.bank_ms, connect_ms=args.connect_ms)
+
+
+def _add_match_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", default="standard", help="rule-set spec, e.g. standard, skip-bo+4p (docs/rules.md)")
+    parser.add_argument("--seed", type=int, default=0, help="master seed of the match (default 0)")
+    parser.add_argument("--games", type=int, default=1, help="games in the match (default 1)")
+    parser.add_argument("--policy", choices=[p.value for p in Policy], default=Policy.SUBSTITUTE.value,
+                        help="what bad behaviour gets (default substitute: fallback move + strike, 3 strikes forfeit)")
+    parser.add_argument("--decision-ms", type=int, default=TimeControl.decision_ms, help="per-decision limit (ms)")
+    parser.add_argument("--bank-ms", type=int, default=TimeControl.bank_ms, help="per-game time bank (ms)")
+    parser.add_argument("--connect-ms", type=int, default=TimeControl.connect_ms,
+                        help="allowance to connect and for the first decision (ms)")
+
+
+# -- spite play -------------------------------------------------------------------------
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from referee.local import play_local_match
+
+    try:
+        rules = parse_rules(args.rules)
+        bots = [resolve_bot(spec) for spec in args.bots]
+        for bot in bots:
+            bot.run_build()
+        if len(bots) != rules.players:
+            raise ManifestError(f"{rules.name} seats {rules.players} bots; {len(bots)} given")
+        config = MatchConfig(rules, [b.name for b in bots], _time_control(args), args.games, args.seed,
+                             Policy(args.policy), Path(args.replay_dir) if args.replay_dir else None)
+    except (RulesError, ManifestError, ValueError) as error:
+        print(f"spite play: {error}", file=sys.stderr)
+        return 2
+    console = Console()
+    live_view = console.is_terminal and not args.plain
+    names = [b.name for b in bots]
+
+    async def main() -> Any:
+        live = Live(console=console, refresh_per_second=12, transient=False) if live_view else None
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+
+        def on_start(match: Match) -> None:
+            match.spectators.append(queue)
+            asyncio.get_running_loop().create_task(_watch(match))
+
+        async def _watch(match: Match) -> None:
+            while (message := await queue.get()) is not None:
+                if message.WhichOneof("body") == "game_over":
+                    game = message.game_over.game_number
+                    line = f"game {game + 1}/{args.games}: {message.game_over.outcome.reason}"
+                    if live is None:
+                        print(line, flush=True)
+                    else:
+                        live.console.print(line)
+                state = match.state
+                if live is not None and state is not None:
+                    recent = [render.describe_event(e, names) for e in state.log[-40:] if e.kind == EventKind.MOVE]
+                    live.update(render.table(observe_public(state), names,
+                                             f"game {match.game_number + 1}/{args.games} · {rules.name}", recent))
+
+        if live is not None:
+            live.start()
+        try:
+            return await play_local_match(bots, config, on_start=on_start,
+                                          log_dir=Path(args.log_dir) if args.log_dir else None)
+        finally:
+            if live is not None:
+                live.stop()
+
+    result = asyncio.run(main())
+    summary = result.match.summary()
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        _print_match(console, summary)
+    return 0
+
+
+def _print_match(console: Console, summary: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    seats = summary["seats"]
+    table = Table(title=f"match {summary['match_id']} · {summary['rules']} · {len(summary['games'])} games")
+    for column in ("seat", "bot", "points", "wins", "status", "faults", "decisions", "p50 ms", "p99 ms"):
+        table.add_column(column)
+    wins = [0] * len(seats)
+    for game in summary["games"]:
+        for s in game["outcome"]["winners"]:
+            wins[s] += 1
+    for s in seats:
+        faults = s["timeouts"] + s["illegal_moves"] + s["malformed"] + s["crashes"]
+        table.add_row(str(s["seat"]), s["name"], str(summary["points"][s["seat"]] if summary["points"] else 0),
+                      str(wins[s["seat"]]), s["status"], str(faults), str(s["decisions"]),
+                      f"{s['decision_us_p50'] / 1000:.2f}", f"{s['decision_us_p99'] / 1000:.2f}")
+    console.print(table)
+    draws = sum(1 for g in summary["games"] if not g["outcome"]["winners"])
+    if draws:
+        console.print(f"{draws} draw(s)")
+    for s in seats:
+        for fault in s["faults"][:5]:
+            console.print(f"[yellow]seat {s['seat']} ({s['name']}): {fault}[/yellow]")
+    replays = [g["replay"] for g in summary["games"] if g.get("replay")]
+    if replays:
+        console.print(f"replays: {Path(replays[0]).parent}/ ({len(replays)} files)")
+
+
+# -- spite replay -----------------------------------------------------------------------
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from referee import replay as replay_file
+
+    try:
+        loaded = replay_file.load(args.file)
+    except replay_file.ReplayError as error:
+        print(f"spite replay: {error}", file=sys.stderr)
+        return 2
+    if args.verify:
+        try:
+            replay(loaded.record)
+        except ReplayMismatch as error:
+            print(f"spite replay: MISMATCH in {args.file}: {error}", file=sys.stderr)
+            return 1
+        print(f"{args.file}: verified ({len(loaded.record.moves)} moves, {len(loaded.record.events)} events, "
+              f"outcome: {loaded.record.outcome.reason if loaded.record.outcome else 'none'})")
+        return 0
+    record = loaded.record
+    names = [s.get("name", "?") for s in loaded.header.get("seats", [])] or [f"seat {i}" for i in range(record.rules.players)]
+    if args.as_seat is not None and not 0 <= args.as_seat < record.rules.players:
+        print(f"spite replay: --as-seat must be 0..{record.rules.players - 1}", file=sys.stderr)
+        return 2
+    console = Console()
+    state = GameState.new(record.rules, record.seed, record.first_seat)
+    meta_by_move = [m for m, e in zip(loaded.meta, record.events) if e.kind == EventKind.MOVE]
+    for step, (seat, move) in enumerate(record.moves):
+        if args.as_seat is None:
+            view = observe(state, seat)
+            title = f"step {step} · omniscient"
+            hands = "   ".join(f"seat {s}: {render.cards(sorted(h))}" for s, h in enumerate(state.hands))
+        else:
+            view = observe(state, args.as_seat)
+            title = f"step {step} · as seat {args.as_seat}"
+            hands = ""
+        console.print(render.table(view, names, title))
+        if hands:
+            console.print(f"hands: {hands}   draw pile (top last): {render.cards(state.draw_pile[-10:])}")
+        meta = meta_by_move[step] if step < len(meta_by_move) else {}
+        debug = f'   debug: "{meta["debug"]}"' if meta.get("debug") else ""
+        spent = f"   {meta['us'] / 1000:.1f} ms" if meta.get("us") else ""
+        console.print(f"[bold]seat {seat} plays {move}[/bold]{spent}{debug}\n")
+        state.apply(move)
+    if record.outcome is not None:
+        console.print(f"[bold green]{record.outcome.reason}[/bold green]")
+    return 0
+
+
+# -- spite referee ----------------------------------------------------------------------
+
+
+def cmd_referee(args: argparse.Namespace) -> int:
+    from referee.server import start_referee
+
+    admin_token = os.environ.get("SPITE_ADMIN_TOKEN")
+    if args.admin_token_file and Path(args.admin_token_file).exists():
+        admin_token = Path(args.admin_token_file).read_text().strip()
+
+    async def main() -> None:
+        running = await start_referee(args.listen, admin_token)
+        if args.admin_token_file and not Path(args.admin_token_file).exists():
+            path = Path(args.admin_token_file)
+            path.write_text(running.admin_token + "\n")
+            path.chmod(0o600)
+        elif not admin_token:
+            print("no admin token given (SPITE_ADMIN_TOKEN or --admin-token-file): admin calls are disabled "
+                  "for this run; pass --admin-token-file FILE to have one written", file=sys.stderr)
+        print(f"spite referee listening on {running.address}", flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+        await stop.wait()
+        print("shutting down: aborting running matches", file=sys.stderr)
+        await running.stop(grace=args.grace)
+
+    asyncio.run(main())
+    return 0
+
+
+# -- main -------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="spite", description="Spite Arena: bots play Spite and Malice.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log the referee's work to stderr")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", help="play a match between bots, with a live table")
+    play.add_argument("bots", nargs="+", metavar="BOT",
+                      help="a sample bot name (greedy, random, naive), a bot.toml, a .py file, or a command line")
+    _add_match_options(play)
+    play.add_argument("--replay-dir", help="write one replay file per game here")
+    play.add_argument("--log-dir", help="write each bot's stdout/stderr here (capped)")
+    play.add_argument("--plain", action="store_true", help="no live table (also when stdout is not a terminal)")
+    play.add_argument("--json", action="store_true", help="print the match summary as JSON")
+    play.set_defaults(func=cmd_play)
+
+    rep = sub.add_parser("replay", help="show or verify a replay file")
+    rep.add_argument("file")
+    rep.add_argument("--as-seat", type=int, help="show only what this seat knew at each step")
+    rep.add_argument("--verify", action="store_true", help="re-simulate through the engine; exit 1 on any mismatch")
+    rep.set_defaults(func=cmd_replay)
+
+    ref = sub.add_parser("referee", help="run a standalone referee server")
+    ref.add_argument("--listen", default="127.0.0.1:50051", help="host:port or unix:/path (default 127.0.0.1:50051)")
+    ref.add_argument("--admin-token-file", help="read the admin token from FILE, or write a new one there")
+    ref.add_argument("--grace", type=float, default=5.0, help="seconds to let streams close on shutdown")
+    ref.set_defaults(func=cmd_referee)
+
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

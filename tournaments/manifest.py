@@ -1,0 +1,167 @@
+"""Bot manifests (``bot.toml``) and how a command-line BOT argument becomes one.
+
+A manifest::
+
+    name = "greedy"                    # required
+    version = "1.0.0"
+    language = "python"
+    command = ["{python}", "bot.py"]   # required; a list, or one string split like a shell
+    workdir = "."                      # relative to the manifest; default: its directory
+    build = "go build -o bot ."        # optional, run once (in workdir) before games start
+    transport = "grpc"                 # or "stdio"
+    [env]                              # optional extra environment for the bot
+    GOMAXPROCS = "1"
+
+``{python}`` is the interpreter running Spite Arena, ``{dir}`` the manifest's directory.
+Every problem is a :class:`ManifestError` naming the bot and the field, raised before
+any game starts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_BOTS = REPO_ROOT / "sample_bots"
+TRANSPORTS = ("grpc", "stdio")
+
+
+class ManifestError(ValueError):
+    """A manifest that cannot be used; the message names the bot and the field."""
+
+
+@dataclass(frozen=True)
+class BotManifest:
+    name: str
+    command: tuple[str, ...]
+    workdir: Path
+    version: str = ""
+    language: str = ""
+    build: str = ""
+    transport: str = "grpc"
+    env: dict[str, str] = field(default_factory=dict)
+    path: Path | None = None
+    """The bot.toml this came from (None for a bare command line)."""
+
+    def fingerprint(self) -> str:
+        """SHA-256 over the manifest and the files of its directory (not build output caches)."""
+        digest = hashlib.sha256(repr((self.name, self.version, self.command, self.build, self.transport,
+                                      sorted(self.env.items()))).encode())
+        if self.path is not None:
+            root = self.path.parent
+            for file in sorted(p for p in root.rglob("*") if p.is_file() and not _ignored(p, root)):
+                digest.update(str(file.relative_to(root)).encode())
+                digest.update(file.read_bytes())
+        return digest.hexdigest()
+
+    def run_build(self) -> None:
+        """Run the build command once; a failure is a :class:`ManifestError` with its output."""
+        if not self.build:
+            return
+        result = subprocess.run(self.build, shell=True, cwd=self.workdir, capture_output=True, text=True)
+        if result.returncode != 0:
+            tail = (result.stdout + result.stderr).strip()[-2000:]
+            raise ManifestError(f"bot {self.name!r}: field 'build' failed (exit {result.returncode}): "
+                                f"{self.build}\n{tail}")
+        self.check_command()
+
+    def check_command(self) -> None:
+        """The program to run exists and is executable."""
+        program = self.command[0]
+        if os.sep in program:
+            candidate = Path(program) if os.path.isabs(program) else self.workdir / program
+            ok = candidate.is_file() and os.access(candidate, os.X_OK)
+        else:
+            ok = shutil.which(program) is not None
+        if not ok:
+            raise ManifestError(f"bot {self.name!r}: field 'command': program {program!r} not found "
+                                f"(looked in {self.workdir if os.sep in program else 'PATH'})")
+
+
+def _ignored(path: Path, root: Path) -> bool:
+    parts = path.relative_to(root).parts
+    return any(p in {"target", "node_modules", "__pycache__", ".gradle", "build", "dist"} or p.startswith(".")
+               for p in parts)
+
+
+def load_manifest(path: Path | str) -> BotManifest:
+    """Read and check a bot.toml (or a directory holding one)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "bot.toml"
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ManifestError(f"{path}: no such manifest") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ManifestError(f"{path}: not valid TOML: {error}") from None
+    return manifest_from_dict(data, path)
+
+
+def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ManifestError(f"{path}: field 'name' is required (a non-empty string)")
+    known = {"name", "version", "language", "command", "workdir", "build", "transport", "env"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ManifestError(f"bot {name!r} ({path}): unknown field(s) {unknown}; known: {sorted(known)}")
+    base = path.parent.resolve()
+    command = data.get("command")
+    if isinstance(command, str):
+        command = shlex.split(command)
+    if not isinstance(command, list) or not command or not all(isinstance(c, str) for c in command):
+        raise ManifestError(f"bot {name!r} ({path}): field 'command' is required (a list of strings or a string)")
+    command = [c.replace("{python}", sys.executable).replace("{dir}", str(base)) for c in command]
+    workdir = (base / str(data.get("workdir", "."))).resolve()
+    if not workdir.is_dir():
+        raise ManifestError(f"bot {name!r} ({path}): field 'workdir': {workdir} is not a directory")
+    transport = data.get("transport", "grpc")
+    if transport not in TRANSPORTS:
+        raise ManifestError(f"bot {name!r} ({path}): field 'transport' must be one of {TRANSPORTS}, got {transport!r}")
+    env = data.get("env", {})
+    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+        raise ManifestError(f"bot {name!r} ({path}): field 'env' must be a table of strings")
+    build = data.get("build", "")
+    if not isinstance(build, str):
+        raise ManifestError(f"bot {name!r} ({path}): field 'build' must be a string")
+    manifest = BotManifest(name=name.strip(), command=tuple(command), workdir=workdir,
+                           version=str(data.get("version", "")), language=str(data.get("language", "")),
+                           build=build.replace("{python}", sys.executable), transport=transport, env=dict(env),
+                           path=path.resolve())
+    if not build:
+        manifest.check_command()
+    return manifest
+
+
+def resolve_bot(spec: str) -> BotManifest:
+    """A BOT argument: a sample bot's name, a bot.toml or its directory, a .py file, or a command line."""
+    sample = SAMPLE_BOTS / spec / "bot.toml"
+    if "/" not in spec and sample.is_file():
+        return load_manifest(sample)
+    path = Path(spec)
+    if path.suffix == ".toml" or (path.is_dir() and (path / "bot.toml").is_file()):
+        return load_manifest(path)
+    if path.suffix == ".py" and path.is_file():
+        return BotManifest(name=path.stem, command=(sys.executable, str(path.resolve())), workdir=Path.cwd(),
+                           language="python")
+    words = shlex.split(spec)
+    if not words:
+        raise ManifestError("an empty bot command")
+    known = ", ".join(sorted(p.parent.name for p in SAMPLE_BOTS.glob("*/bot.toml")))
+    manifest = BotManifest(name=Path(words[0]).name, command=tuple(words), workdir=Path.cwd())
+    try:
+        manifest.check_command()
+    except ManifestError:
+        raise ManifestError(f"{spec!r} is not a sample bot ({known}), a bot.toml, a .py file, "
+                            f"or a command found on PATH") from None
+    return manifest
