@@ -11,6 +11,7 @@ grandchildren included.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
 import signal
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Sequence
 
 LOG_CAP = 256 * 1024
+_PR_SET_PDEATHSIG = 1
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _PASS_THROUGH = ("PATH", "LANG", "LC_ALL", "TZ", "JAVA_HOME", "GOROOT", "GOPATH", "GOCACHE", "CARGO_HOME",
                  "RUSTUP_HOME", "NODE_PATH", "VIRTUAL_ENV", "PYENV_ROOT", "PYENV_VERSION")
@@ -59,7 +61,8 @@ class BotProcess:
     async def start(self) -> None:
         self.process = await asyncio.create_subprocess_exec(
             *self.command, cwd=self.workdir, env=self.env, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+            preexec_fn=die_with_parent)
         self._drain = asyncio.get_running_loop().create_task(self._drain_output())
 
     async def _drain_output(self) -> tuple[int, int]:
@@ -109,6 +112,16 @@ class BotProcess:
         returncode = await self.process.wait()
         written, dropped = await self._drain if self._drain else (0, 0)
         return ExitInfo(returncode, cpu, written, dropped)
+
+
+def die_with_parent() -> None:
+    """In the child, before exec: get SIGKILL if the launching process dies (Linux
+    PR_SET_PDEATHSIG), so a killed referee or tournament worker leaves no bots behind."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
 
 
 def kill_group(pgid: int) -> None:

@@ -33,6 +33,7 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_BOTS = REPO_ROOT / "sample_bots"
 TRANSPORTS = ("grpc", "stdio")
+_SCRIPT_SUFFIXES = {".py", ".js", ".mjs", ".ts", ".pl", ".rb", ".jar", ".sh"}
 
 
 class ManifestError(ValueError):
@@ -158,7 +159,8 @@ def resolve_bot(spec: str) -> BotManifest:
     if not words:
         raise ManifestError("an empty bot command")
     known = ", ".join(sorted(p.parent.name for p in SAMPLE_BOTS.glob("*/bot.toml")))
-    manifest = BotManifest(name=Path(words[0]).name, command=tuple(words), workdir=Path.cwd())
+    program = next((w for w in reversed(words) if Path(w).suffix in _SCRIPT_SUFFIXES), words[0])
+    manifest = BotManifest(name=Path(program).stem, command=tuple(words), workdir=Path.cwd())
     try:
         manifest.check_command()
     except ManifestError:
