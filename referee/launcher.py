@@ -2,8 +2,9 @@
 
 Each bot runs in a new session (so its own process group), with an environment
 holding only what it needs (PATH, HOME, LANG, the referee's address, its seat token,
-its bot seed, and its manifest's ``env``). Its stdout and stderr go to one log file,
-cut at ``log_cap`` bytes (the rest is counted and dropped, and the pipe is still
+its bot seed, and its manifest's ``env``). Its stdout and stderr go to one log file
+(stderr alone for a stdio bot, whose stdin and stdout carry the protocol), cut at
+``log_cap`` bytes (the rest is counted and dropped, and the pipe is still
 drained so a chatty bot never blocks). ``stop()`` kills the whole group, children and
 grandchildren included.
 """
@@ -37,7 +38,10 @@ class BotProcess:
     """One running bot."""
 
     def __init__(self, name: str, command: Sequence[str], workdir: Path, env: dict[str, str],
-                 log_path: Path | None, log_cap: int = LOG_CAP) -> None:
+                 log_path: Path | None, log_cap: int = LOG_CAP, stdio: bool = False,
+                 line_limit: int = 64 * 1024) -> None:
+        self.stdio = stdio
+        self.line_limit = line_limit
         self.name = name
         self.command = list(command)
         self.workdir = workdir
@@ -59,19 +63,24 @@ class BotProcess:
         return env
 
     async def start(self) -> None:
+        pipe = asyncio.subprocess.PIPE
         self.process = await asyncio.create_subprocess_exec(
-            *self.command, cwd=self.workdir, env=self.env, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
-            preexec_fn=die_with_parent)
+            *self.command, cwd=self.workdir, env=self.env,
+            stdin=pipe if self.stdio else asyncio.subprocess.DEVNULL, stdout=pipe,
+            stderr=pipe if self.stdio else asyncio.subprocess.STDOUT, start_new_session=True,
+            preexec_fn=die_with_parent, limit=self.line_limit + 1)
         self._drain = asyncio.get_running_loop().create_task(self._drain_output())
 
     async def _drain_output(self) -> tuple[int, int]:
-        if self.process is None or self.process.stdout is None:
+        if self.process is None:
+            return 0, 0
+        source = self.process.stderr if self.stdio else self.process.stdout
+        if source is None:
             return 0, 0
         written = dropped = 0
         sink = open(self.log_path, "wb") if self.log_path else None
         try:
-            while chunk := await self.process.stdout.read(65536):
+            while chunk := await source.read(65536):
                 room = max(0, self.log_cap - written)
                 if sink and room:
                     sink.write(chunk[:room])

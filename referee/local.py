@@ -17,6 +17,7 @@ from tournaments.manifest import BotManifest
 from .launcher import BotProcess, ExitInfo
 from .match import Match, MatchConfig, Seat
 from .server import RunningReferee, start_referee, unix_address
+from .stdio import serve_stdio_seat
 
 
 @dataclass
@@ -51,12 +52,19 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
                 log_path = log_dir / f"{match.match_id}-seat{seat.index}-{bot.name}.log" if log_dir else None
                 if log_dir:
                     log_dir.mkdir(parents=True, exist_ok=True)
-                env = BotProcess.clean_env({**bot.env, "SPITE_ADDRESS": referee.address, "SPITE_TOKEN": seat.token,
-                                            "SPITE_BOT_SEED": str(bot_seed), "HOME": scratch})
-                process = BotProcess(bot.name, bot.command, bot.workdir, env, log_path)
+                stdio = bot.transport == "stdio"
+                settings = {"SPITE_TOKEN": seat.token, "SPITE_BOT_SEED": str(bot_seed), "HOME": scratch}
+                if not stdio:
+                    settings["SPITE_ADDRESS"] = referee.address
+                env = BotProcess.clean_env({**bot.env, **settings})
+                process = BotProcess(bot.name, bot.command, bot.workdir, env, log_path, stdio=stdio)
                 processes.append(process)
                 await process.start()
-                watchers.append(asyncio.get_running_loop().create_task(_watch(match, seat, process)))
+                loop = asyncio.get_running_loop()
+                watchers.append(loop.create_task(_watch(match, seat, process)))
+                if stdio:
+                    watchers.append(loop.create_task(serve_stdio_seat(
+                        referee.arena, match, seat, process, config.time_control.connect_ms / 1000)))
             await match.finished.wait()
         finally:
             for watcher in watchers:

@@ -106,6 +106,13 @@ class Closed:
     detail: str
 
 
+@dataclass(frozen=True)
+class Garbled:
+    """Put in a seat's inbox for input that is not a message at all (stdio: bad JSON)."""
+
+    detail: str
+
+
 class SeatChannel(Protocol):
     """The referee's side of one seat's connection."""
 
@@ -188,7 +195,7 @@ class Seat:
         self.index = index
         self.token = secrets.token_urlsafe(32)
         self.report = SeatReport(index, name)
-        self.inbox: asyncio.Queue[rpb.BotMessage | Closed] = asyncio.Queue()
+        self.inbox: asyncio.Queue[rpb.BotMessage | Closed | Garbled] = asyncio.Queue()
         self.channel: SeatChannel | None = None
         self.connected = asyncio.Event()
         self.gone: Closed | None = None
@@ -204,7 +211,7 @@ class Seat:
         except Exception as error:  # the stream broke under us: the seat is gone
             self.gone = Closed(Ending.CRASH, f"the connection failed while sending: {error!r}")
 
-    def deliver(self, item: rpb.BotMessage | Closed) -> None:
+    def deliver(self, item: rpb.BotMessage | Closed | Garbled) -> None:
         """Called by the channel for each message from the bot (or its end)."""
         if self.inbox.qsize() >= MAX_INBOX and not isinstance(item, Closed):
             item = Closed(Ending.MALFORMED, f"flooding: more than {MAX_INBOX} messages sent without a decision")
@@ -410,7 +417,9 @@ class Match:
             if isinstance(item, Closed):
                 seat.gone = await self._explain(seat, item)
                 break
-            if item.WhichOneof("body") != "action":
+            if isinstance(item, Garbled):
+                fault = (Fault.MALFORMED, item.detail)
+            elif item.WhichOneof("body") != "action":
                 fault = (Fault.MALFORMED, f"expected an Action for decision {decision_id}, got {item.WhichOneof('body')}")
             elif item.action.decision_id < decision_id:
                 stale += 1

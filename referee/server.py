@@ -48,6 +48,15 @@ SERVER_OPTIONS = [
 ]
 
 
+class SessionRefused(Exception):
+    """A session the referee will not open: the gRPC status and a sentence for the bot."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
 def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
@@ -77,6 +86,21 @@ class Arena:
         finally:
             for seat in match.seats:  # tokens are single-use: dead once the match ends
                 self._seats.pop(_digest(seat.token), None)
+
+    def admit(self, hello: rpb.Hello, token: str) -> tuple[Match, Seat]:
+        """Check a session's Hello (token already taken from the Hello or the metadata);
+        raise :class:`SessionRefused` with the status both transports report."""
+        found = self.find_seat(token)
+        if found is None or found[0].finished.is_set():
+            raise SessionRefused(grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token")
+        match, seat = found
+        if hello.protocol_version != PROTOCOL_VERSION:
+            raise SessionRefused(grpc.StatusCode.FAILED_PRECONDITION,
+                                 f"this referee speaks protocol {PROTOCOL_VERSION}; the bot sent "
+                                 f"protocol_version={hello.protocol_version}")
+        if seat.connected.is_set():
+            raise SessionRefused(grpc.StatusCode.ALREADY_EXISTS, f"seat {seat.index} of this match is already connected")
+        return match, seat
 
     def find_seat(self, token: str) -> tuple[Match, Seat] | None:
         """The seat a token opens, compared in constant time; None for unknown or expired."""
@@ -136,23 +160,10 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
                 return
             hello = first.hello
             token = hello.token or str(dict(context.invocation_metadata() or ()).get(TOKEN_METADATA, ""))
-            found = self.arena.find_seat(token)
-            if found is None:
-                await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token")
-                return
-            match, seat = found
-            if hello.protocol_version != PROTOCOL_VERSION:
-                await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
-                                    f"this referee speaks protocol {PROTOCOL_VERSION}; the bot sent "
-                                    f"protocol_version={hello.protocol_version}")
-                return
-            if seat.connected.is_set():
-                found_seat, seat = seat, None
-                await context.abort(grpc.StatusCode.ALREADY_EXISTS,
-                                    f"seat {found_seat.index} of this match is already connected")
-                return
-            if match.finished.is_set():
-                await context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token")
+            try:
+                match, seat = self.arena.admit(hello, token)
+            except SessionRefused as refused:
+                await context.abort(refused.code, refused.message)
                 return
             channel = GrpcSeatChannel(context)
             await context.write(match.welcome(seat))

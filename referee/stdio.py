@@ -1,0 +1,130 @@
+"""The stdio transport: the same protocol as newline-delimited JSON on a bot's stdin/stdout.
+
+For languages without a good gRPC library (and for competition programmers used to
+stdin/stdout), the referee launches the bot itself and exchanges the ``spite.v1``
+messages in protobuf's canonical JSON mapping, one message per line. The session is
+the same as on gRPC: the bot's first line is a ``Hello`` with its token (from
+``SPITE_TOKEN``), refusals carry the status name gRPC would use, and deadlines,
+faults and policies are the match's. Lines over the size cap end the session like an
+oversized gRPC message; text that is not a message is a malformed action. stderr is
+the bot's log (captured and capped by the launcher).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from google.protobuf import json_format
+from spite.v1 import referee_pb2 as rpb
+
+from .launcher import BotProcess
+from .match import Closed, Garbled, Match, Seat
+from .rules import Ending
+from .server import MAX_MESSAGE_BYTES, Arena, SessionRefused
+
+
+class StdioSeatChannel:
+    """A seat's channel over a bot process's stdin."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self.writer = writer
+        self.closed = asyncio.Event()
+
+    async def send(self, message: rpb.RefereeMessage) -> None:
+        self.writer.write(encode(message))
+        await self.writer.drain()
+
+    def close(self) -> None:
+        self.closed.set()
+        if not self.writer.is_closing():
+            self.writer.close()
+
+
+def encode(message: rpb.RefereeMessage) -> bytes:
+    """One line of canonical JSON (lowerCamelCase names, enums by name, 64-bit ints as strings)."""
+    return json.dumps(json_format.MessageToDict(message), separators=(",", ":")).encode() + b"\n"
+
+
+def decode(line: bytes) -> rpb.BotMessage:
+    """Parse one line; raises ``ValueError`` saying what is wrong with it."""
+    text = line.decode("utf-8", errors="replace").strip()
+    if not text:
+        raise ValueError("an empty line")
+    try:
+        return json_format.Parse(text, rpb.BotMessage())
+    except json_format.ParseError as error:
+        raise ValueError(f"not a BotMessage in canonical JSON ({error}): {text[:80]!r}") from None
+
+
+async def _read_line(stream: asyncio.StreamReader) -> bytes | None:
+    """The next line, or None at end of stream; ``ValueError`` for a line over the cap."""
+    too_long = ValueError(f"a line over {MAX_MESSAGE_BYTES // 1024} KiB")
+    try:
+        line = await stream.readline()
+    except ValueError:  # the stream's limit (set by the launcher) was hit
+        raise too_long from None
+    if len(line) > MAX_MESSAGE_BYTES:
+        raise too_long
+    return line or None
+
+
+async def serve_stdio_seat(arena: Arena, match: Match, seat: Seat, process: BotProcess,
+                           hello_timeout_s: float) -> None:
+    """Run one stdio bot's session for ``seat``: handshake, then pump its lines to the match."""
+    proc = process.process
+    if proc is None or proc.stdin is None or proc.stdout is None:
+        raise RuntimeError("a stdio bot needs its stdin and stdout as pipes")
+    channel = StdioSeatChannel(proc.stdin)
+
+    async def refuse(code: str, message: str) -> None:
+        try:
+            await channel.send(rpb.RefereeMessage(refusal=rpb.Refusal(code=code, message=message)))
+        except (ConnectionError, RuntimeError):
+            pass
+        channel.close()
+
+    try:
+        first = await asyncio.wait_for(_read_line(proc.stdout), hello_timeout_s)
+    except (asyncio.TimeoutError, TimeoutError):
+        await refuse("DEADLINE_EXCEEDED", f"no Hello within {hello_timeout_s:g} s")
+        return
+    except ValueError as error:
+        await refuse("RESOURCE_EXHAUSTED", str(error))
+        return
+    if first is None:
+        return  # exited or closed stdout before saying anything: the process watcher reports it
+    try:
+        message = decode(first)
+    except ValueError as error:
+        await refuse("INVALID_ARGUMENT", f"the first line must be a Hello: {error}")
+        return
+    if message.WhichOneof("body") != "hello":
+        await refuse("INVALID_ARGUMENT", "the first line must be a Hello")
+        return
+    try:
+        admitted_match, admitted_seat = arena.admit(message.hello, message.hello.token)
+    except SessionRefused as refused:
+        await refuse(refused.code.name, refused.message)
+        return
+    if admitted_seat is not seat:
+        await refuse("UNAUTHENTICATED", "unknown or expired seat token")
+        return
+    await channel.send(admitted_match.welcome(seat))
+    admitted_match.attach(seat, channel, message.hello.name, message.hello.version)
+    while True:
+        try:
+            line = await _read_line(proc.stdout)
+        except ValueError as error:
+            seat.deliver(Closed(Ending.MALFORMED, f"{error}: the session is closed"))
+            return
+        except (ConnectionError, OSError) as error:
+            seat.deliver(Closed(Ending.CRASH, f"reading the bot's stdout failed: {error!r}"))
+            return
+        if line is None:
+            seat.deliver(Closed(Ending.DISCONNECT, "the bot closed its stdout before the match ended"))
+            return
+        try:
+            seat.deliver(decode(line))
+        except ValueError as error:
+            seat.deliver(Garbled(f"unreadable line on stdout: {error}"))
