@@ -35,17 +35,33 @@ def greedy_move(observation: Any) -> Any:
     than pass."""
     moves: Sequence[Any] = observation.legal_moves
     wild = wild_ranks(observation)
-    plays = [m for m in moves if m.kind == PLAY]
-    for m in plays:
-        if m.source == STOCK:
-            return m
-    for source in (HAND, DISCARD_PILE):
-        for m in plays:
-            if m.source == source and m.card not in wild:
+    # One pass, keeping the first move of each kind in list order (as the rule above reads).
+    first_play: Any = None
+    hand_play: Any = None
+    pile_play: Any = None
+    discards: list[Any] = []
+    for m in moves:
+        kind = m.kind
+        if kind == PLAY:
+            if m.source == STOCK:
                 return m
-    discards = [m for m in moves if m.kind == DISCARD]
+            if first_play is None:
+                first_play = m
+            if m.card not in wild:
+                if m.source == HAND:
+                    if hand_play is None:
+                        hand_play = m
+                elif m.source == DISCARD_PILE and pile_play is None:
+                    pile_play = m
+        elif kind == DISCARD:
+            discards.append(m)
+    if hand_play is not None:
+        return hand_play
+    if pile_play is not None:
+        return pile_play
     if discards:
-        card = max(discards, key=lambda m: (m.card not in wild, m.card)).card
+        naturals = [m.card for m in discards if m.card not in wild]
+        card = max(naturals) if naturals else max(m.card for m in discards)
         piles = observation.discard_piles[observation.seat]
 
         def fit(m: Any) -> tuple[int, int]:
@@ -56,7 +72,7 @@ def greedy_move(observation: Any) -> Any:
             return (1 if gap >= 0 else 2, abs(gap) * 10 + m.target)
 
         return min((m for m in discards if m.card == card), key=fit)
-    return plays[0] if plays else moves[0]
+    return first_play if first_play is not None else moves[0]
 
 
 def naive_move(observation: Any, rng: random.Random) -> Any:

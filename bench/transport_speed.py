@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Decisions per second in process vs through the gRPC referee, on the same seeds and bots.
+
+    .venv/bin/python bench/transport_speed.py [--games 20] [--rules standard] [--json]
+
+(a) in process: the engine, ``observe()`` and the greedy policy, no network;
+(b) the same games through a real referee (Unix socket) with bot processes on the
+    Python SDK, one decision per round trip;
+(c) the same with a plan-sending greedy bot (each turn's plays sent as one plan);
+(d) the stdio transport (a Python bot speaking JSON lines), and any extra bot
+    manifests given with ``--bot NAME=MANIFEST`` (e.g. a Go or Rust greedy bot).
+
+Round trip = from the referee sending a DecisionRequest to it receiving the Action
+(the bot's own thinking included; greedy thinks for microseconds). Every variant
+plays the same seeds; the games themselves must agree, which the script checks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from referee.inprocess import play_match  # noqa: E402
+from referee.local import play_local_match  # noqa: E402
+from referee.match import MatchConfig, Policy, TimeControl  # noqa: E402
+from referee.rules import parse_rules  # noqa: E402
+from tournaments.manifest import BotManifest, load_manifest  # noqa: E402
+
+TIME = TimeControl(decision_ms=5000, bank_ms=30_000, connect_ms=30_000)
+
+
+def percentile(values: list[int], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+def in_process(config: MatchConfig) -> dict[str, Any]:
+    from referee.rules import GameState, observe
+    from spite_sdk.policies import greedy_move
+
+    decisions = 0
+    started = time.perf_counter()
+    endings = []
+    for number in range(config.games):
+        state = GameState.new(config.rules, config.game_seed(number))
+        while state.outcome is None:
+            state.apply(greedy_move(observe(state, state.to_move)))
+            decisions += 1
+        endings.append(state.outcome.ending.value)
+    elapsed = time.perf_counter() - started
+    return {"variant": "in process", "decisions": decisions, "seconds": elapsed,
+            "decisions_per_s": decisions / elapsed, "p50_us": None, "p99_us": None, "endings": endings,
+            "outcomes": [o.to_dict() for o in play_match(config, ["greedy"] * config.rules.players)]}
+
+
+def over_wire(label: str, config: MatchConfig, bots: list[BotManifest]) -> dict[str, Any]:
+    for bot in {b.name: b for b in bots}.values():
+        bot.run_build()
+    started = time.perf_counter()
+    result = asyncio.run(play_local_match(bots, config))
+    elapsed = time.perf_counter() - started
+    seats = [s.report for s in result.match.seats]
+    times = [t for r in seats for t in r.decision_us]
+    decisions = sum(r.decisions for r in seats)
+    summary = result.match.summary()
+    faults = sum(r.timeouts + r.illegal_moves + r.malformed + r.crashes for r in seats)
+    return {"variant": label, "decisions": decisions, "seconds": elapsed, "decisions_per_s": decisions / elapsed,
+            "p50_us": percentile(times, 0.5), "p99_us": percentile(times, 0.99), "faults": faults,
+            "moves": sum(g["moves"] for g in summary["games"]),
+            "endings": [g["outcome"]["ending"] for g in summary["games"]],
+            "outcomes": [g["outcome"] for g in summary["games"]]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--rules", default="standard")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--bot", action="append", default=[], metavar="LABEL=MANIFEST",
+                        help="also measure this bot manifest playing greedy against itself")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    rules = parse_rules(args.rules)
+    config = MatchConfig(rules, ["greedy"] * rules.players, TIME, args.games, args.seed, Policy.FORFEIT)
+    greedy = load_manifest(ROOT / "sample_bots" / "greedy")
+    plan = BotManifest(name="greedy-plan", command=greedy.command, workdir=greedy.workdir,
+                       env={"SPITE_GREEDY_PLAN": "1"})
+    stdio = BotManifest(name="stdio-greedy", command=(sys.executable, str(ROOT / "tests" / "bots" / "stdio_bot.py"),
+                                                      "greedy"), workdir=ROOT, transport="stdio")
+    rows = [in_process(config),
+            over_wire("gRPC, Python SDK, one move per decision", config, [greedy] * rules.players),
+            over_wire("gRPC, Python SDK, plans", config, [plan] * rules.players),
+            over_wire("stdio, Python, JSON lines", config, [stdio] * rules.players)]
+    for spec in args.bot:
+        label, _, path = spec.partition("=")
+        rows.append(over_wire(label, config, [load_manifest(path)] * rules.players))
+    base = rows[0]
+    for row in rows:
+        row["ratio_to_in_process"] = row["decisions_per_s"] / base["decisions_per_s"]
+        row["same_games_as_in_process"] = row["outcomes"] == base["outcomes"]
+    for row in rows:
+        del row["outcomes"]
+    report = {"date": time.strftime("%Y-%m-%d"), "machine": platform.machine(), "python": platform.python_version(),
+              "rules": rules.name, "games": args.games, "seed": args.seed, "rows": rows}
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"{rules.name}, {args.games} games, seed {args.seed}, greedy vs greedy")
+    print(f"{'variant':42} {'decisions':>9} {'dec/s':>9} {'ratio':>7} {'p50 us':>8} {'p99 us':>8}  same games")
+    for row in rows:
+        p50 = f"{row['p50_us']:.0f}" if row["p50_us"] is not None else "-"
+        p99 = f"{row['p99_us']:.0f}" if row["p99_us"] is not None else "-"
+        print(f"{row['variant']:42} {row['decisions']:9d} {row['decisions_per_s']:9.0f} "
+              f"{row['ratio_to_in_process']:7.4f} {p50:>8} {p99:>8}  {row.get('same_games_as_in_process')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""The sample bots play whole games through the SDK, as real processes started the way
+their bot.toml says, against a small engine-driven referee; random and naive make the
+same choices as the same class run in process with the same seed."""
+
+from __future__ import annotations
+
+import importlib.util
+import tomllib
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from referee.rules import GameState, Move as EngineMove, observe
+from spite_sdk import policies
+
+from _sdk_engine_referee import BOT_SEAT, GAMES, RULES, EngineReferee
+from _sdk_referee import PYTHON, run_bot
+
+SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
+
+
+def load_bot_module(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"sample_bot_{name}", SAMPLE_BOTS / name / "bot.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def replay_in_process(name: str, bot_seed: str, games: list[list[EngineMove]]) -> list[list[EngineMove]]:
+    """What the sample bot's class chooses in process, on engine observations, for the
+    same games (the opponent's moves are deterministic)."""
+    module = load_bot_module(name)
+    bot = module.GreedyBot() if name == "greedy" else getattr(module, f"{name.capitalize()}Bot")(bot_seed=bot_seed)
+    chosen: list[list[EngineMove]] = []
+    for game in range(len(games)):
+        state = GameState.new(RULES, seed=100 + game, first_seat=game % 2)
+        bot.on_game_start(game, observe(state, BOT_SEAT))
+        moves: list[EngineMove] = []
+        chosen.append(moves)
+        while state.outcome is None:
+            view = observe(state, state.to_move)
+            move = bot.decide(view) if state.to_move == BOT_SEAT else policies.greedy_move(view)
+            if state.to_move == BOT_SEAT:
+                moves.append(move)
+            state.apply(move)
+    return chosen
+
+
+@pytest.mark.parametrize("name", ["random", "greedy", "naive"])
+def test_sample_bot_plays_whole_games_and_reproduces_in_process(name: str) -> None:
+    directory = SAMPLE_BOTS / name
+    manifest = tomllib.loads((directory / "bot.toml").read_text())
+    assert manifest["name"] == name and manifest["language"] == "python" and manifest["transport"] == "grpc"
+    command = [PYTHON if part == "{python}" else part for part in manifest["command"]]
+    referee = EngineReferee()
+    run = run_bot(command, referee, cwd=directory, env={"SPITE_TOKEN": "t", "SPITE_BOT_SEED": "5"})
+    assert run.returncode == 0, run.stderr
+    assert run.session.hello is not None and run.session.hello.name == name
+    assert run.session.hello.version == manifest["version"]
+    assert len(referee.outcomes) == GAMES and all(referee.bot_moves)
+    assert referee.bot_moves == replay_in_process(name, "5", referee.bot_moves)
