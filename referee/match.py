@@ -44,6 +44,11 @@ MAX_INBOX = 64
 """Unanswered messages a bot may queue before it counts as flooding."""
 
 
+def _cut(text: str, limit: int) -> str:
+    """At most ``limit`` bytes of UTF-8, never splitting a character."""
+    return text.encode()[:limit].decode(errors="ignore")
+
+
 def describe_exit(returncode: int | None) -> str:
     """'the bot process exited with code 7' / 'was killed by SIGKILL (out of memory?)'."""
     if returncode is not None and returncode < 0:
@@ -246,9 +251,8 @@ class Match:
 
     def attach(self, seat: Seat, channel: SeatChannel, name: str, version: str) -> None:
         seat.channel = channel
-        seat.report.version = version[:64]
-        if name:
-            seat.report.name = seat.report.name or name[:64]
+        seat.report.version = _cut(version, 64)
+        seat.report.name = seat.report.name or _cut(name, 64)
         seat.report.status = "active"
         seat.connected.set()
 
@@ -465,7 +469,7 @@ class Match:
                             move_meta: dict[int, dict[str, Any]]) -> tuple[Fault, str] | None:
         """Apply a well-formed action; return the fault if it is not one."""
         choice = action.WhichOneof("choice")
-        debug = action.debug.encode()[:MAX_DEBUG].decode(errors="ignore")
+        debug = _cut(action.debug, MAX_DEBUG)
         try:
             if choice == "move_index":
                 if action.move_index >= len(legal):

@@ -90,7 +90,7 @@ class BotManifest:
 
 def _ignored(path: Path, root: Path) -> bool:
     parts = path.relative_to(root).parts
-    return any(p in {"target", "node_modules", "__pycache__", ".gradle", "build", "dist"} or p.startswith(".")
+    return any(p in {"target", "node_modules", "__pycache__", ".gradle", "build", "bin", "dist"} or p.startswith(".")
                for p in parts)
 
 
