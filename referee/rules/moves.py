@@ -53,7 +53,7 @@ class Move(NamedTuple):
     kind: MoveKind
     source: Source
     """Where the card comes from (HAND for DISCARD; HAND for PASS, unused)."""
-    index: int
+    index: int  # type: ignore[assignment]  # a wire field name; shadows tuple.index on purpose
     """Discard pile the card comes from when ``source`` is DISCARD_PILE, else 0."""
     card: Card
     """The card moved (0 for PASS)."""
@@ -106,6 +106,29 @@ PLAY_FROM_STOCK: Final = [[Move(MoveKind.PLAY, Source.STOCK, 0, c, t) for t in _
 PLAY_FROM_DISCARD: Final = [[[Move(MoveKind.PLAY, Source.DISCARD_PILE, i, c, t) for t in _PILES] for c in _CARDS]
                             for i in _PILES]
 DISCARD_FROM_HAND: Final = [[Move(MoveKind.DISCARD, Source.HAND, 0, c, t) for t in _PILES] for c in _CARDS]
+
+
+class MovesByMask(dict[int, tuple[Move, ...]]):
+    """One row of an interned table by a bit mask of target piles: ``row_moves[0b101]`` is
+    the tuple of the row's moves to piles 0 and 2, in pile order, built on first use."""
+
+    __slots__ = ("row",)
+
+    def __init__(self, row: list[Move]) -> None:
+        super().__init__()
+        self.row = row
+
+    def __missing__(self, mask: int) -> tuple[Move, ...]:
+        moves = tuple(move for target, move in enumerate(self.row) if mask >> target & 1)
+        self[mask] = moves
+        return moves
+
+
+# The same tables by target mask, so that generating moves is one lookup per card.
+PLAYS_FROM_HAND: Final = [MovesByMask(row) for row in PLAY_FROM_HAND]
+PLAYS_FROM_STOCK: Final = [MovesByMask(row) for row in PLAY_FROM_STOCK]
+PLAYS_FROM_DISCARD: Final = [[MovesByMask(row) for row in pile] for pile in PLAY_FROM_DISCARD]
+DISCARDS_FROM_HAND: Final = [MovesByMask(row) for row in DISCARD_FROM_HAND]
 
 
 def make_move(kind: int, source: int, index: int, card: int, target: int) -> Move:

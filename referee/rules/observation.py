@@ -33,7 +33,7 @@ from .state import GameState
 
 
 class StockView(NamedTuple):
-    count: int
+    count: int  # type: ignore[assignment]  # a wire field name; shadows tuple.count on purpose
     """Cards left in the stock."""
     visible: tuple[Card, ...]
     """Face-up cards, top first (one, or up to three with ``open-stock``). Only the top is playable."""
@@ -88,12 +88,16 @@ class Observation(NamedTuple):
 
 
 _SHUFFLE, _DRAW = EventKind.SHUFFLE, EventKind.DRAW
+# A NamedTuple's __new__ is a Python function; tuple.__new__ builds the same value without
+# that call, which matters here: observe() runs for every decision.
+_new = tuple.__new__
 
 
 def visible_events(state: GameState, seat: int | None, start: int = 0) -> list[Event]:
     """The log from index ``start`` as ``seat`` may see it (``None``: the public view):
     a DRAW's cards only for the drawer, a SHUFFLE's order for nobody."""
-    return [e._replace(cards=()) if e.kind == _SHUFFLE or (e.kind == _DRAW and e.seat != seat) else e
+    return [_new(Event, (e.kind, e.seat, e.move, (), e.count, e.pile))
+            if e.cards and (e.kind == _SHUFFLE or (e.kind == _DRAW and e.seat != seat)) else e
             for e in state.log[start:]]
 
 
@@ -114,14 +118,14 @@ def _build(state: GameState, seat: int | None) -> Observation:
     rules = state.rules
     last = -1 - rules.open_stock
     to_move = state.to_move
-    return Observation(
+    return _new(Observation, (
         rules,
         -1 if seat is None else seat,
         state.turn,
         to_move,
         () if seat is None else tuple(sorted(state.hands[seat])),
-        tuple([len(h) for h in state.hands]),
-        tuple([StockView(len(s), tuple(s[-1:last:-1])) for s in state.stocks]),
+        tuple(map(len, state.hands)),
+        tuple([_new(StockView, (len(s), tuple(s[-1:last:-1]))) for s in state.stocks]),
         tuple([tuple(map(tuple, piles)) for piles in state.discards]),
         tuple(map(tuple, state.centre)),
         len(state.draw_pile),
@@ -129,4 +133,4 @@ def _build(state: GameState, seat: int | None) -> Observation:
         () if seat is None else tuple(visible_events(state, seat, state.cursors[seat])),
         tuple(state.legal_moves()) if seat == to_move and state.outcome is None else (),
         state.outcome,
-    )
+    ))

@@ -91,7 +91,7 @@ class Event(NamedTuple):
     seat: int = -1
     move: Move | None = None
     cards: tuple[Card, ...] = ()
-    count: int = 0
+    count: int = 0  # type: ignore[assignment]  # a wire field name; shadows tuple.count on purpose
     pile: int = -1
 
     def to_dict(self) -> dict[str, object]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Final, Literal
 
 from .cards import JOKER, KING, QUEEN, Card
@@ -128,9 +129,9 @@ class RuleSet:
         """The rank that completes a centre pile (Queen / 12)."""
         return QUEEN
 
-    @property
+    @cached_property
     def wild_ranks(self) -> frozenset[Card]:
-        """Ranks that play as any rank on a centre pile."""
+        """Ranks that play as any rank on a centre pile (computed once: policies ask every decision)."""
         wild = set()
         if self.deck == "skip-bo" or self.jokers_per_deck > 0:
             wild.add(JOKER)

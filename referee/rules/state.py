@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .cards import ACE, Card, card_name
-from .moves import (DISCARD_FROM_HAND, PASS_MOVE, PLAY_FROM_DISCARD, PLAY_FROM_HAND, PLAY_FROM_STOCK,
+from .cards import ACE, KING, Card, card_name
+from .moves import (DISCARDS_FROM_HAND, PASS_MOVE, PLAYS_FROM_DISCARD, PLAYS_FROM_HAND, PLAYS_FROM_STOCK,
                     IllegalMoveError, Move, MoveKind, Source)
 from .outcome import Ending, Event, EventKind, Outcome
 from .rng import check_seed, derive, keyed_shuffle
@@ -24,6 +24,53 @@ from .ruleset import RuleSet
 
 _PLAY, _DISCARD = MoveKind.PLAY, MoveKind.DISCARD
 _HAND, _STOCK = Source.HAND, Source.STOCK
+_MOVE, _TURN, _DRAW, _REVEAL = EventKind.MOVE, EventKind.TURN, EventKind.DRAW, EventKind.REVEAL
+# Hot paths build events as (kind, seat, move, cards, count, pile) through tuple.__new__: a
+# NamedTuple's own __new__ is a Python function, and apply() logs an event every decision.
+_new = tuple.__new__
+
+
+def centre_fits(heights: tuple[int, ...], wild: frozenset[Card]) -> tuple[int, ...]:
+    """For each rank, the bit mask of the centre piles (of these heights) a card of that rank
+    may go on: a natural card on the piles that need its rank (an Ace on the first empty
+    pile only: empty piles are interchangeable); a wild on every started pile and the
+    first empty one."""
+    fits = [0] * max(KING + 1, max(heights, default=0) + 2)
+    every = 0
+    empty_seen = False
+    for index, height in enumerate(heights):
+        if not height:
+            if empty_seen:
+                continue
+            empty_seen = True
+        fits[height + 1] |= 1 << index
+        every |= 1 << index
+    for card in wild:
+        fits[card] = every
+    return tuple(fits)
+
+
+def discard_targets(started: tuple[bool, ...]) -> int:
+    """Bit mask of the discard piles a card may go on, given which piles are started: every
+    started pile and the first empty one (empty piles are interchangeable)."""
+    mask = 0
+    empty_seen = False
+    for index, is_started in enumerate(started):
+        if not is_started:
+            if empty_seen:
+                continue
+            empty_seen = True
+        mask |= 1 << index
+    return mask
+
+
+_DISCARD_TARGETS: dict[tuple[bool, ...], int] = {}
+"""Memo of :func:`discard_targets` (at most 2**8 entries)."""
+
+_FITS_BY_WILD: dict[frozenset[Card], dict[tuple[int, ...], tuple[int, ...]]] = {}
+"""Memo of :func:`centre_fits` by centre pile heights, one per set of wild ranks. It holds
+values of a pure function, not game state (at most 12**4 entries with four piles)."""
+_FITS_MEMO_LIMIT = 1 << 16
 
 
 class GameState:
@@ -32,7 +79,7 @@ class GameState:
     __slots__ = ("rules", "seed", "draw_pile", "stocks", "hands", "discards", "centre", "set_aside",
                  "to_move", "turn", "outcome", "log", "cursors", "shuffles", "stuck_turns", "turn_stuck",
                  "turn_quiet", "first_seat",
-                 "_wild", "_stock_of", "_max_rank")
+                 "_wild", "_stock_of", "_max_rank", "_fits_memo")
 
     rules: RuleSet
     seed: int
@@ -55,6 +102,10 @@ class GameState:
     turn_quiet: bool
     """Nothing was drawn at this turn's start and no card has moved yet."""
     first_seat: int
+    _wild: frozenset[Card]
+    _stock_of: tuple[int, ...]
+    _max_rank: int
+    _fits_memo: dict[tuple[int, ...], tuple[int, ...]]
 
     @classmethod
     def new(cls, rules: RuleSet, seed: int, first_seat: int | None = None) -> "GameState":
@@ -69,6 +120,7 @@ class GameState:
         state._wild = rules.wild_ranks
         state._stock_of = tuple(rules.stock_of(s) for s in range(rules.players))
         state._max_rank = rules.max_rank
+        state._fits_memo = _FITS_BY_WILD.setdefault(state._wild, {})
         state.log = []
         deck = list(rules.deck_cards())
         keyed_shuffle(deck, seed, 0)
@@ -106,6 +158,7 @@ class GameState:
         other = GameState.__new__(GameState)
         other.rules, other.seed = self.rules, self.seed
         other._wild, other._stock_of, other._max_rank = self._wild, self._stock_of, self._max_rank
+        other._fits_memo = self._fits_memo
         other.draw_pile = self.draw_pile[:]
         other.stocks = [s[:] for s in self.stocks]
         other.hands = [h[:] for h in self.hands]
@@ -129,24 +182,15 @@ class GameState:
         """The stock ``seat`` plays from (its team's with partners)."""
         return self.stocks[self._stock_of[seat]]
 
-    def _targets(self) -> tuple[list[int], dict[int, list[int]]]:
-        """The centre piles a card may go on (every started pile and the first empty one:
-        empty piles are interchangeable), and the same piles keyed by the rank they need."""
-        targets: list[int] = []
-        by_need: dict[int, list[int]] = {}
-        empty_seen = False
-        for index, pile in enumerate(self.centre):
-            need = len(pile) + 1
-            if need == 1:
-                if empty_seen:
-                    continue
-                empty_seen = True
-            targets.append(index)
-            if need in by_need:
-                by_need[need].append(index)
-            else:
-                by_need[need] = [index]
-        return targets, by_need
+    def _fits(self) -> tuple[int, ...]:
+        """:func:`centre_fits` of the centre piles now: per rank, the mask of piles it may go on."""
+        heights = tuple(map(len, self.centre))
+        fits = self._fits_memo.get(heights)
+        if fits is None:
+            if len(self._fits_memo) >= _FITS_MEMO_LIMIT:
+                self._fits_memo.clear()
+            fits = self._fits_memo[heights] = centre_fits(heights, self._wild)
+        return fits
 
     def legal_moves(self) -> list[Move]:
         """Every legal move of the seat to move, in a fixed order: plays from the stock, from
@@ -155,79 +199,65 @@ class GameState:
         if self.outcome is not None:
             return []
         seat = self.to_move
-        wild = self._wild
-        targets, by_need = self._targets()
+        fits = self._fits()
         moves: list[Move] = []
         stock = self.stocks[self._stock_of[seat]]
-        if stock:
-            card = stock[-1]
-            fits = targets if card in wild else by_need.get(card)
-            if fits:
-                row = PLAY_FROM_STOCK[card]
-                moves.extend([row[i] for i in fits])
+        if stock and (mask := fits[stock[-1]]):
+            moves += PLAYS_FROM_STOCK[stock[-1]][mask]
         hand_ranks = sorted(set(self.hands[seat]))
         for card in hand_ranks:
-            fits = targets if card in wild else by_need.get(card)
-            if fits:
-                row = PLAY_FROM_HAND[card]
-                moves.extend([row[i] for i in fits])
-        for pile_index, pile in enumerate(self.discards[seat]):
-            if pile:
-                card = pile[-1]
-                fits = targets if card in wild else by_need.get(card)
-                if fits:
-                    row = PLAY_FROM_DISCARD[pile_index][card]
-                    moves.extend([row[i] for i in fits])
-        discard_targets = self._discard_targets(seat)
-        discarded = False
-        rules = self.rules
-        for card in hand_ranks:
-            if card == ACE and not rules.discard_aces:
-                continue
-            if rules.no_block and card in by_need and card not in wild:
-                continue
-            row = DISCARD_FROM_HAND[card]
-            moves.extend([row[i] for i in discard_targets])
-            discarded = True
-        if not discarded:
+            if mask := fits[card]:
+                moves += PLAYS_FROM_HAND[card][mask]
+        for index, pile in enumerate(self.discards[seat]):
+            if pile and (mask := fits[pile[-1]]):
+                moves += PLAYS_FROM_DISCARD[index][pile[-1]][mask]
+        discardable = self._discardable(hand_ranks, fits)
+        if not discardable:
             moves.append(PASS_MOVE)
+            return moves
+        targets = self._discard_targets(seat)
+        for card in discardable:
+            moves += DISCARDS_FROM_HAND[card][targets]
         return moves
 
-    def _discard_targets(self, seat: int) -> list[int]:
-        """Every started discard pile and the first empty one."""
-        out = []
-        empty_seen = False
-        for index, pile in enumerate(self.discards[seat]):
-            if not pile:
-                if empty_seen:
-                    continue
-                empty_seen = True
-            out.append(index)
-        return out
+    def _discardable(self, cards: list[Card], fits: tuple[int, ...]) -> list[Card]:
+        """The ``cards`` that may be discarded: no Aces (unless the rule set allows them) and,
+        with ``no-block``, no natural card that a centre pile needs now."""
+        rules = self.rules
+        if rules.no_block:
+            wild = self._wild
+            return [c for c in cards if (c != ACE or rules.discard_aces) and (c in wild or not fits[c])]
+        if rules.discard_aces or ACE not in cards:
+            return cards
+        return [c for c in cards if c != ACE]
+
+    def _discard_targets(self, seat: int) -> int:
+        """:func:`discard_targets` of ``seat``'s discard piles."""
+        started = tuple(map(bool, self.discards[seat]))
+        mask = _DISCARD_TARGETS.get(started)
+        if mask is None:
+            mask = _DISCARD_TARGETS[started] = discard_targets(started)
+        return mask
 
     def has_play(self) -> bool:
         """Whether the seat to move can play any card onto a centre pile."""
         seat = self.to_move
-        wild = self._wild
-        _, by_need = self._targets()
+        fits = self._fits()
         stock = self.stocks[self._stock_of[seat]]
-        if stock and (stock[-1] in by_need or stock[-1] in wild):
+        if stock and fits[stock[-1]]:
             return True
         for card in self.hands[seat]:
-            if card in by_need or card in wild:
+            if fits[card]:
                 return True
         for pile in self.discards[seat]:
-            if pile and (pile[-1] in by_need or pile[-1] in wild):
+            if pile and fits[pile[-1]]:
                 return True
         return False
 
     def _has_discard(self) -> bool:
         """Whether the seat to move has a legal discard (else its only way to end the turn is pass)."""
-        rules = self.rules
         hand = self.hands[self.to_move]
-        if not rules.no_block:
-            return any(card != ACE for card in hand) if not rules.discard_aces else bool(hand)
-        return any(move.kind == _DISCARD for move in self.legal_moves())
+        return bool(hand and self._discardable(hand, self._fits()))
 
     # -- applying moves ---------------------------------------------------------------------
 
@@ -235,11 +265,10 @@ class GameState:
         """Play ``move`` for the seat to move. Unchecked: the move must be in ``legal_moves()``."""
         seat = self.to_move
         self.cursors[seat] = len(self.log)
-        self.log.append(Event(EventKind.MOVE, seat=seat, move=move))
-        kind = move.kind
+        self.log.append(_new(Event, (_MOVE, seat, move, (), 0, -1)))
+        kind, card, target = move.kind, move.card, move.target
         if kind == _PLAY:
             self.turn_quiet = False
-            card = move.card
             source = move.source
             if source == _HAND:
                 hand = self.hands[seat]
@@ -249,7 +278,7 @@ class GameState:
                 self.stocks[stock_index].pop()
             else:
                 self.discards[seat][move.index].pop()
-            pile = self.centre[move.target]
+            pile = self.centre[target]
             pile.append(card)
             if source == _STOCK:
                 if not self.stocks[stock_index]:
@@ -257,13 +286,13 @@ class GameState:
                     return
                 self._reveal(stock_index)
             if len(pile) == self._max_rank:
-                self._complete_pile(move.target)
+                self._complete_pile(target)
             if source == _HAND and not hand:
                 self._refill(seat)
         elif kind == _DISCARD:
             self.turn_quiet = False
-            self.hands[seat].remove(move.card)
-            self.discards[seat][move.target].append(move.card)
+            self.hands[seat].remove(card)
+            self.discards[seat][target].append(card)
             self._end_turn()
         else:
             self._end_turn()
@@ -295,14 +324,13 @@ class GameState:
                 return f"{move}: there are only {rules.discard_piles} discard piles (D0..D{rules.discard_piles - 1})"
             if move.card == ACE and not rules.discard_aces:
                 return f"{move}: Aces may never be discarded"
-            if move.target not in self._discard_targets(seat):
+            if not self._discard_targets(seat) >> move.target & 1:
                 return f"{move}: start a new discard pile in the first empty one"
             if rules.no_block:
                 return f"{move}: no-block: a {name} can be played on a centre pile now, so it may not be discarded"
             return f"{move}: not legal now"
         if move.target >= rules.centre_piles:
             return f"{move}: there are only {rules.centre_piles} centre piles (C0..C{rules.centre_piles - 1})"
-        targets, _ = self._targets()
         if move.source == Source.HAND and move.card not in self.hands[seat]:
             return f"{move}: there is no {name} in your hand"
         if move.source == Source.STOCK:
@@ -318,7 +346,7 @@ class GameState:
                 top = card_name(pile[-1]) if pile else "empty"
                 return f"{move}: discard pile {move.index} shows {top}, not {name}"
         centre = self.centre[move.target]
-        if not centre and move.target not in targets:
+        if not centre and not all(self.centre[:move.target]):
             return f"{move}: start a new centre pile in the first empty one"
         need = len(centre) + 1
         return f"{move}: centre pile {move.target} needs {card_name(need)} (or a wild), not {name}"
@@ -338,7 +366,7 @@ class GameState:
     def _reveal(self, stock_index: int) -> None:
         stock = self.stocks[stock_index]
         visible = tuple(stock[-1:-1 - self.rules.open_stock:-1])
-        self.log.append(Event(EventKind.REVEAL, cards=visible, count=len(stock), pile=stock_index))
+        self.log.append(_new(Event, (_REVEAL, -1, None, visible, len(stock), stock_index)))
 
     def _complete_pile(self, index: int) -> None:
         pile = self.centre[index]
@@ -389,7 +417,7 @@ class GameState:
 
     def _log_draw(self, seat: int, drawn: list[Card]) -> None:
         if drawn:
-            self.log.append(Event(EventKind.DRAW, seat=seat, cards=tuple(drawn), count=len(drawn)))
+            self.log.append(_new(Event, (_DRAW, seat, None, tuple(drawn), len(drawn), -1)))
 
     def _end_turn(self) -> None:
         # Stalemate (docs/rules.md, Decisions): a turn counts toward it when no card reached
@@ -415,7 +443,7 @@ class GameState:
             return
         self.turn += 1
         seat = self.to_move
-        self.log.append(Event(EventKind.TURN, seat=seat, count=self.turn))
+        self.log.append(_new(Event, (_TURN, seat, None, (), self.turn, -1)))
         drew = self._refill(seat)
         self.turn_quiet = drew == 0
         self.turn_stuck = not self.has_play() and (

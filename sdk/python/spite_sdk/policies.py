@@ -43,15 +43,16 @@ def greedy_move(observation: Any) -> Any:
     for m in moves:
         kind = m.kind
         if kind == PLAY:
-            if m.source == STOCK:
+            source = m.source
+            if source == STOCK:
                 return m
             if first_play is None:
                 first_play = m
             if m.card not in wild:
-                if m.source == HAND:
+                if source == HAND:
                     if hand_play is None:
                         hand_play = m
-                elif m.source == DISCARD_PILE and pile_play is None:
+                elif source == DISCARD_PILE and pile_play is None:
                     pile_play = m
         elif kind == DISCARD:
             discards.append(m)
@@ -63,15 +64,21 @@ def greedy_move(observation: Any) -> Any:
         naturals = [m.card for m in discards if m.card not in wild]
         card = max(naturals) if naturals else max(m.card for m in discards)
         piles = observation.discard_piles[observation.seat]
-
-        def fit(m: Any) -> tuple[int, int]:
-            pile = piles[m.target]
+        best: Any = None
+        best_fit = (3, 0)
+        for m in discards:  # the first move with the smallest fit
+            if m.card != card:
+                continue
+            target = m.target
+            pile = piles[target]
             if not pile:
-                return (0, m.target)
-            gap = pile[-1] - card
-            return (1 if gap >= 0 else 2, abs(gap) * 10 + m.target)
-
-        return min((m for m in discards if m.card == card), key=fit)
+                fit = (0, target)
+            else:
+                gap = pile[-1] - card
+                fit = (1 if gap >= 0 else 2, abs(gap) * 10 + target)
+            if fit < best_fit:
+                best, best_fit = m, fit
+        return best
     return first_play if first_play is not None else moves[0]
 
 

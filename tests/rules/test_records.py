@@ -1,0 +1,86 @@
+"""Game records: full-information logs that ``replay()`` re-simulates exactly, and that
+refuse to replay once tampered with (ReplayMismatch says where)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+
+import pytest
+
+from referee.rules import (Ending, Event, EventKind, GameRecord, GameState, Move, Outcome, ReplayMismatch,
+                           parse_rules, replay)
+
+from .support import eager_policy, play
+
+
+def finished_game(spec: str = "standard", seed: int = 8) -> GameState:
+    state = GameState.new(parse_rules(spec), seed)
+    play(state, random.Random(seed), 10**6, eager_policy)
+    return state
+
+
+def test_events_and_outcomes_round_trip_through_dicts() -> None:
+    """Every event of a game, and its outcome, survive to_dict/from_dict (and JSON)."""
+    state = finished_game("skip-bo+open-stock+short-15")
+    kinds = set()
+    for event in state.log:
+        assert Event.from_dict(json.loads(json.dumps(event.to_dict()))) == event
+        kinds.add(event.kind)
+    assert kinds == set(EventKind)
+    assert state.outcome is not None
+    assert Outcome.from_dict(json.loads(json.dumps(state.outcome.to_dict()))) == state.outcome
+
+
+def test_a_forfeited_game_replays() -> None:
+    """A record that ends by the referee (a forfeit) replays to the same outcome."""
+    state = GameState.new(parse_rules("partners"), 4)
+    play(state, random.Random(4), 25)
+    state.forfeit(state.to_move, Ending.ILLEGAL_MOVE, f"seat {state.to_move} sent an illegal move")
+    record = GameRecord.from_dict(json.loads(json.dumps(GameRecord.from_state(state).to_dict())))
+    assert replay(record).outcome == state.outcome
+
+
+def tampered(record: GameRecord, **changes: object) -> GameRecord:
+    return dataclasses.replace(record, **changes)  # type: ignore[arg-type]
+
+
+def test_tampered_records_do_not_replay() -> None:
+    """A changed move, chance event, event count, outcome or seed is caught, with the place."""
+    state = finished_game()
+    record = GameRecord.from_state(state)
+    assert replay(record).log == state.log
+
+    moves = list(record.moves)
+    seat, _ = moves[3]
+    moves[3] = (seat, Move.parse("H:A>C7"))
+    with pytest.raises(ReplayMismatch, match="move 3 .* does not replay"):
+        replay(tampered(record, moves=moves))
+
+    events = list(record.events)
+    index = next(i for i, e in enumerate(events) if e.kind == EventKind.DRAW and i > 20)
+    events[index] = events[index]._replace(cards=tuple(reversed(events[index].cards)) + (0,))
+    with pytest.raises(ReplayMismatch, match=f"event {index} differs"):
+        replay(tampered(record, events=events))
+
+    with pytest.raises(ReplayMismatch, match="recorded .* events"):
+        replay(tampered(record, events=record.events[:-1]))
+
+    assert record.outcome is not None
+    with pytest.raises(ReplayMismatch, match="recorded outcome"):
+        replay(tampered(record, outcome=dataclasses.replace(record.outcome, reason="a different story")))
+
+    with pytest.raises(ReplayMismatch):
+        replay(tampered(record, seed=record.seed + 1))
+
+    with pytest.raises(ReplayMismatch, match="without an offending seat"):
+        replay(tampered(record, moves=record.moves[:5], events=[],
+                        outcome=Outcome(Ending.CRASH, (1,), (0, 1), "crash")))
+
+
+def test_a_record_without_events_replays_from_its_moves() -> None:
+    """Events are optional in a record: the moves and seed alone give the game back."""
+    state = finished_game("3p", 2)
+    record = tampered(GameRecord.from_state(state), events=[])
+    assert replay(record).log == state.log
