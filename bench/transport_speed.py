@@ -3,7 +3,8 @@
 
     .venv/bin/python bench/transport_speed.py [--games 20] [--rules standard] [--json]
 
-(a) in process: the engine, ``observe()`` and the greedy policy, no network;
+(a) in process: the engine, ``observe()`` and the greedy policy, no network (a move
+    is a decision);
 (b) the same games through a real referee (Unix socket) with bot processes on the
     Python SDK, one decision per round trip;
 (c) the same with a plan-sending greedy bot (each turn's plays sent as one plan);
@@ -57,7 +58,7 @@ def in_process(config: MatchConfig) -> dict[str, Any]:
             decisions += 1
         endings.append(state.outcome.ending.value)
     elapsed = time.perf_counter() - started
-    return {"variant": "in process", "decisions": decisions, "seconds": elapsed,
+    return {"variant": "in process", "decisions": decisions, "moves": decisions, "seconds": elapsed,
             "decisions_per_s": decisions / elapsed, "p50_us": None, "p99_us": None, "endings": endings,
             "outcomes": [o.to_dict() for o in play_match(config, ["greedy"] * config.rules.players)]}
 
@@ -105,7 +106,8 @@ def main() -> int:
         rows.append(over_wire(label, config, [load_manifest(path)] * rules.players))
     base = rows[0]
     for row in rows:
-        row["ratio_to_in_process"] = row["decisions_per_s"] / base["decisions_per_s"]
+        row["moves_per_s"] = row["moves"] / row["seconds"]
+        row["ratio_to_in_process"] = row["moves_per_s"] / base["moves_per_s"]
         row["same_games_as_in_process"] = row["outcomes"] == base["outcomes"]
     for row in rows:
         del row["outcomes"]
@@ -115,12 +117,15 @@ def main() -> int:
         print(json.dumps(report, indent=2))
         return 0
     print(f"{rules.name}, {args.games} games, seed {args.seed}, greedy vs greedy")
-    print(f"{'variant':42} {'decisions':>9} {'dec/s':>9} {'ratio':>7} {'p50 us':>8} {'p99 us':>8}  same games")
+    print("moves/s: game moves per wall second; round trips: decisions asked of the bots; "
+          "ratio: moves/s over in process")
+    print(f"{'variant':42} {'moves':>6} {'round trips':>11} {'moves/s':>8} {'ratio':>7} {'p50 us':>7} "
+          f"{'p99 us':>7}  same games")
     for row in rows:
         p50 = f"{row['p50_us']:.0f}" if row["p50_us"] is not None else "-"
         p99 = f"{row['p99_us']:.0f}" if row["p99_us"] is not None else "-"
-        print(f"{row['variant']:42} {row['decisions']:9d} {row['decisions_per_s']:9.0f} "
-              f"{row['ratio_to_in_process']:7.4f} {p50:>8} {p99:>8}  {row.get('same_games_as_in_process')}")
+        print(f"{row['variant']:42} {row['moves']:6d} {row['decisions']:11d} {row['moves_per_s']:8.0f} "
+              f"{row['ratio_to_in_process']:7.4f} {p50:>7} {p99:>7}  {row['same_games_as_in_process']}")
     return 0
 
 
