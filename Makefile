@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test bench bench-rules proto clean
+.PHONY: setup demo test bench bench-rules bench-transport bench-tournament proto clean
 
 setup: $(STAMP)
 
@@ -23,7 +23,13 @@ test: setup
 bench-rules: setup
 	$(PY) bench/rules_speed.py
 
-bench: bench-rules
+bench-tournament: setup
+	$(PY) bench/tournament_speed.py
+
+bench-transport: setup
+	$(PY) bench/transport_speed.py
+
+bench: bench-rules bench-transport bench-tournament
 
 proto: setup
 	$(PY) sdk/python/generate.py

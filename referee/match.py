@@ -137,6 +137,9 @@ class MatchConfig:
     """Master seed: game k is dealt from ``derive(seed, f"game:{k}")``."""
     policy: Policy = Policy.SUBSTITUTE
     replay_dir: Path | None = None
+    probe_timeout: tuple[int, int] | None = None
+    """Conformance checks only: (seat, n) closes that seat's n-th decision (1-based) at
+    once, as a timeout, so the kit can see the bot survive a rejection of its answer."""
 
     def __post_init__(self) -> None:
         if len(self.seat_names) != self.rules.players:
@@ -407,6 +410,8 @@ class Match:
             deadline_ms=base_ms, bank_ms=bank[seat.index])))
         started = time.monotonic()
         deadline = started + (base_ms + bank[seat.index]) / 1000
+        if self.config.probe_timeout == (seat.index, seat.report.decisions + 1):
+            deadline = started
         action: rpb.Action | None = None
         fault: tuple[Fault, str] | None = None
         stale = 0

@@ -3,8 +3,9 @@
     spite play BOT BOT... [--rules PRESET] [--seed N] [--games N] [--replay-dir DIR]
     spite replay FILE [--as-seat K] [--verify]
     spite referee --listen ADDR
-    spite tournament FILE [--parallel N] [--resume]
-    spite leaderboard [--format table|json|csv|markdown]
+    spite tournament FILE [--parallel N] [--resume | --resume-id ID] [--db PATH] [--plain] [--scheduler ADDR]
+    spite leaderboard [--format table|json|csv|markdown] [--db PATH] [--tournament NAME|ID]
+                      [--recompute [--mu X] [--sigma X] [--beta X] [--tau X] [--draw-probability X]]
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     try:
         rules = parse_rules(args.rules)
         bots = [resolve_bot(spec) for spec in args.bots]
-        for bot in bots:
+        for bot in {bot.path or bot.name: bot for bot in bots}.values():  # each manifest builds once
             bot.run_build()
         if len(bots) != rules.players:
             raise ManifestError(f"{rules.name} seats {rules.players} bots; {len(bots)} given")
@@ -219,6 +220,121 @@ def cmd_referee(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- spite tournament / spite leaderboard -----------------------------------------------
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from tournaments import leaderboard
+    from tournaments.config import TournamentFileError, load_tournament
+    from tournaments.runner import RunOptions, TournamentError, run_tournament
+    from tournaments.store import StoreError
+
+    if args.parallel is not None and args.parallel < 1:
+        print("spite tournament: --parallel must be at least 1", file=sys.stderr)
+        return 2
+    resume: bool | int = args.resume_id if args.resume_id is not None else args.resume
+    options = RunOptions(db=Path(args.db), parallel=args.parallel, resume=resume,
+                         plain=True if args.plain else None, scheduler=args.scheduler)
+    try:
+        config = load_tournament(args.file)
+        outcome = run_tournament(config, options)
+    except (TournamentFileError, ManifestError, TournamentError, StoreError) as error:
+        print(f"spite tournament: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\nstopped; finished matches are saved. Resume with: spite tournament {args.file} --resume"
+              + (f" --db {args.db}" if args.db != "spite.db" else ""), file=sys.stderr)
+        return 130
+    console = _wide_console()
+    show_points = config.rules.scoring != "win" or bool(config.rules.match_points)
+    console.print(leaderboard.rich_table(outcome.board, f"{config.name} · {config.rules.name}", show_points))
+    for line in leaderboard.failing_lines(outcome.failing):
+        console.print(line)
+    rate = outcome.done / outcome.elapsed_s if outcome.elapsed_s else 0.0
+    console.print(f"{config.name} (#{outcome.tournament_id}): {outcome.done} matches in {outcome.rounds} round(s), "
+                  f"{outcome.elapsed_s:.1f} s ({rate:.2f} matches/s)"
+                  + (f", {outcome.void} void" if outcome.void else "")
+                  + f". Results in {args.db}: spite leaderboard"
+                  + (f" --db {args.db}" if args.db != "spite.db" else ""))
+    return 1 if outcome.void else 0
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from tournaments import leaderboard
+    from tournaments.ratings import RatingParams, Ratings, placings
+    from tournaments.store import Store, StoreError
+
+    overrides = {k: getattr(args, k) for k in ("mu", "sigma", "beta", "tau", "draw_probability")
+                 if getattr(args, k) is not None}
+    try:
+        store = Store(args.db, readonly=True)
+    except StoreError as error:
+        print(f"spite leaderboard: {error}", file=sys.stderr)
+        return 2
+    with store:
+        found = store.tournament(args.tournament)
+        if found is None:
+            which = f"tournament {args.tournament!r}" if args.tournament else "no tournament"
+            print(f"spite leaderboard: {which} in {args.db}", file=sys.stderr)
+            return 2
+        params = RatingParams.from_dict({**found.config.get("rating", {}), **overrides})
+        try:
+            params.environment()
+        except (ValueError, ZeroDivisionError) as error:
+            print(f"spite leaderboard: bad rating parameters {params}: {error}", file=sys.stderr)
+            return 2
+        entrants = store.entrants(found.id)
+        finished = store.finished(found.id)
+        counts = store.counts(found.id)
+        standings = leaderboard.Standings(entrants)
+        ratings = Ratings(params, [e.name for e in entrants])
+        recompute = args.recompute or bool(overrides)
+        for match in finished:
+            standings.add(match)
+            if recompute:
+                ratings.update(placings(match.entrants, match.points))
+        note = ""
+        if not recompute:
+            history = list(store.rating_history(found.id))
+            for _, entrant, mu, sigma in history:
+                ratings.set(entrant, mu, sigma)
+            rated = len({ordinal for ordinal, *_ in history})
+            if rated < len(finished):
+                note = (f"ratings cover the first {rated} finished matches of the schedule; {len(finished) - rated} "
+                        f"finished later wait for earlier ones (--recompute rates all of them)")
+    board = leaderboard.rows(standings, ratings)
+    h2h = leaderboard.head_to_head(standings, [row["name"] for row in board])
+    total = sum(counts.values())
+    rules = found.config.get("rules", "?")
+    title = (f"{found.name} (#{found.id}) · {rules} · {counts['done']}/{total} matches · {found.status}"
+             + (" · recomputed" if recompute else ""))
+    meta = {"title": title, "note": note,
+            "tournament": {"id": found.id, "name": found.name, "file": found.file, "rules": rules,
+                           "status": found.status, "master_seed": found.master_seed, "matches": counts,
+                           "games": standings.games, "match_draws": standings.draws},
+            "ratings": {**params.to_dict(), "recomputed": recompute}}
+    try:
+        parsed = parse_rules(rules)
+        show_points = parsed.scoring != "win" or bool(parsed.match_points)
+    except RulesError:  # a rule set this version no longer knows: show everything
+        show_points = True
+    output = leaderboard.render(args.format, board, h2h, meta, show_points)
+    if isinstance(output, str):
+        try:
+            print(output, flush=True)
+        except BrokenPipeError:  # `spite leaderboard --format csv | head`
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    else:
+        _wide_console().print(output)
+    return 0
+
+
+def _wide_console() -> Console:
+    """A console for tables: the terminal's width, or wide enough not to wrap in a pipe or a CI log."""
+    console = Console()
+    return console if console.is_terminal else Console(width=200)
+
+
 # -- main -------------------------------------------------------------------------------
 
 
@@ -249,6 +365,32 @@ def build_parser() -> argparse.ArgumentParser:
     ref.add_argument("--grace", type=float, default=5.0, help="seconds to let streams close on shutdown")
     ref.set_defaults(func=cmd_referee)
 
+    tour = sub.add_parser("tournament", help="run (or resume) a tournament file; results go to the store")
+    tour.add_argument("file", help="a tournament file, e.g. tournaments/demo.toml")
+    tour.add_argument("--parallel", type=int, help="matches at once (default: the file's, else the usable cores)")
+    tour.add_argument("--resume", action="store_true",
+                      help="go on with the latest tournament of this name in the store: play exactly the missing "
+                           "matches, with the same seeds")
+    tour.add_argument("--resume-id", type=int, metavar="ID", help="like --resume, with tournament ID of the store")
+    tour.add_argument("--db", default="spite.db", help="the results store (default spite.db)")
+    tour.add_argument("--plain", action="store_true",
+                      help="one line per match, no live view (also when stdout is not a terminal)")
+    tour.add_argument("--scheduler", metavar="tcp://HOST:8786",
+                      help="run matches on a Dask cluster (pip install 'spite-arena[dask]'; docs/scaling.md)")
+    tour.set_defaults(func=cmd_tournament)
+
+    board = sub.add_parser("leaderboard", help="show a tournament's leaderboard from the store")
+    board.add_argument("--format", choices=["table", "json", "csv", "markdown"], default="table")
+    board.add_argument("--db", default="spite.db", help="the results store (default spite.db)")
+    board.add_argument("--tournament", help="a tournament's name or id (default: the latest)")
+    board.add_argument("--recompute", action="store_true",
+                       help="rate again from the stored results (any of the options below implies it)")
+    for option in ("mu", "sigma", "beta", "tau", "draw-probability"):
+        board.add_argument(f"--{option}", type=float, help=f"TrueSkill {option.replace('-', '_')} for --recompute")
+    board.set_defaults(func=cmd_leaderboard)
+
+    from . import checkbot
+    checkbot.register(sub)
     return parser
 
 

@@ -1,0 +1,122 @@
+"""Tournament throughput, end to end, against the in-process limit.
+
+    .venv/bin/python bench/tournament_speed.py [--rounds 3] [--parallel 1 2] [--json]
+
+A fixed league (greedy, random and naive; standard rules; master seed 7; ``--rounds`` rounds
+of duplicate deals: 6 matches of one game per round) is run by the real tournament runner
+into a fresh results store, once per ``--parallel`` value: worker processes, bot processes,
+gRPC handshakes, store writes and ratings all included. Then the same schedule (same
+seeds, same bot seeds) is played in process by ``referee/inprocess.py``: the rules engine
+and the bots' policies with no processes and no wire, the ceiling for these bots. The
+in-process outcomes are checked against the runner's, game by game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import io
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from referee.inprocess import play_match  # noqa: E402
+from referee.match import MatchConfig  # noqa: E402
+from tournaments.config import load_tournament  # noqa: E402
+from tournaments.runner import RunOptions, run_tournament  # noqa: E402
+from tournaments.schedule import bot_seed  # noqa: E402
+from tournaments.store import Store  # noqa: E402
+
+LEAGUE = """name = "bench"
+rules = "standard"
+bots = ["greedy", "random", "naive"]
+seed = 7
+rounds = {rounds}
+"""
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def run_league(directory: Path, rounds: int, parallel: int) -> dict[str, Any]:
+    path = directory / "bench.toml"
+    path.write_text(LEAGUE.format(rounds=rounds))
+    config = load_tournament(path)
+    db = directory / f"bench-{parallel}.db"
+    started = time.perf_counter()
+    outcome = run_tournament(config, RunOptions(db=db, parallel=parallel, plain=True), out=io.StringIO())
+    elapsed = time.perf_counter() - started
+    with Store(db, readonly=True) as store:
+        finished = store.finished(outcome.tournament_id)
+    games = sum(len(m.games) for m in finished)
+    outcomes = {m.ordinal: [(g["ending"], g["winners"]) for g in m.games] for m in finished}
+    return {"parallel": parallel, "matches": outcome.done, "games": games, "seconds": round(elapsed, 2),
+            "games_per_s": round(games / elapsed, 3), "outcomes": outcomes, "config": config, "finished": finished}
+
+
+def in_process(finished: list[Any], config: Any) -> dict[str, Any]:
+    started = time.perf_counter()
+    outcomes = {}
+    games = 0
+    for m in finished:
+        match = MatchConfig(config.rules, list(m.bots), games=config.match_games, seed=m.seed)
+        played = play_match(match, list(m.bots), bot_seed=bot_seed(config.seed, m.round, m.unit))
+        outcomes[m.ordinal] = [(o.ending.value, list(o.winners)) for o in played]
+        games += len(played)
+    elapsed = time.perf_counter() - started
+    return {"games": games, "seconds": round(elapsed, 3), "games_per_s": round(games / elapsed, 1),
+            "outcomes": outcomes}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the league (6 matches each; default 3)")
+    parser.add_argument("--parallel", type=int, nargs="+", default=[1, 2], help="parallel matches to measure")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+    machine = {"date": dt.date.today().isoformat(), "nproc": os.cpu_count(), "cpu": cpu_model(),
+               "python": platform.python_version()}
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="spite-bench-") as scratch:
+        for parallel in args.parallel:
+            runs.append(run_league(Path(scratch), args.rounds, parallel))
+    limit = in_process(runs[0]["finished"], runs[0]["config"])
+    agree = all(run["outcomes"] == limit["outcomes"] for run in runs)
+    figures = {"machine": machine, "rounds": args.rounds,
+               "runner": [{k: v for k, v in run.items() if k not in ("outcomes", "config", "finished")}
+                          for run in runs],
+               "in_process": {k: v for k, v in limit.items() if k != "outcomes"},
+               "outcomes_agree": agree}
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    print(f"{machine['date']} · nproc {machine['nproc']} · {machine['cpu']} · Python {machine['python']}")
+    print(f"league: greedy, random, naive · standard · {args.rounds} rounds · {runs[0]['matches']} matches "
+          f"of one game")
+    for run in runs:
+        print(f"  tournament runner, parallel {run['parallel']}: {run['games']} games in {run['seconds']:.1f} s "
+              f"= {run['games_per_s']:.2f} games/s")
+    print(f"  in process (referee/inprocess.py, same seeds): {limit['games']} games in {limit['seconds']:.2f} s "
+          f"= {limit['games_per_s']:.1f} games/s")
+    print(f"  outcomes agree game by game: {'yes' if agree else 'NO'}")
+    if not agree:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,311 @@
+"""Tournament files (``tournaments/*.toml``): who plays, under which rules, for how long.
+
+A tournament file::
+
+    name = "demo"                  # default: the file's name without .toml
+    rules = "standard"             # a rule-set spec (docs/rules.md)
+    bots = ["greedy", "random", "naive", "../mybot/bot.toml"]
+    seed = 2024                    # master seed: every deal's seed derives from it
+    rounds = 10                    # duplicate deal sets per pairing (the "games" stop rule)
+    parallel = 2                   # matches at once (default: the usable cores)
+    policy = "substitute"          # or "forfeit": what bad behaviour gets
+    match_games = 1                # most games in one match (default 1; 30 for rules with match points)
+    replay_dir = "replays/demo"    # optional, relative to the current directory
+    log_dir = "runs/demo"          # optional: each bot's stdout/stderr per match
+
+    [time_control]                 # milliseconds
+    decision_ms = 1000
+    bank_ms = 10000
+    connect_ms = 10000
+
+    [rating]                       # TrueSkill's parameters
+    mu = 25.0
+    sigma = 8.333
+    beta = 4.167
+    tau = 0.0833
+    draw_probability = 0.55
+
+    [stop]
+    rule = "games"                 # "games": play ``rounds`` rounds; "separated": see below
+    confidence = 0.95              # separated: P(mu_a > mu_b) for every adjacent leaderboard pair
+    max_rounds = 50                # separated: the cap
+
+A bot is a sample bot's name or a path to a ``bot.toml`` (or its directory, or a ``.py``
+file), relative to the tournament file. With a ``partners`` rule set an entry is a team:
+a bot's name alone (it partners a copy of itself) or a list of two bots.
+
+Every problem is a :class:`TournamentFileError` naming the file and the field.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.match import Policy, TimeControl
+from referee.rules import RuleSet, RulesError, parse_rules
+from referee.rules.rng import MAX_SEED
+from tournaments.manifest import SAMPLE_BOTS, BotManifest, ManifestError, resolve_bot
+
+from .ratings import RatingParams
+from .schedule import Entrant
+
+STOP_RULES = ("games", "separated")
+MATCH_POINTS_GAME_CAP = 30
+"""Most games in a match played to N points, unless the file says otherwise (classic-20's
+first-to-50 takes about 4-8 games between sample bots; the cap stops a match of draws)."""
+_KNOWN = {"name", "rules", "bots", "seed", "rounds", "parallel", "policy", "match_games", "replay_dir", "log_dir",
+          "time_control", "rating", "stop"}
+
+
+class TournamentFileError(ValueError):
+    """A tournament file that cannot be used; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """When a tournament ends: after ``rounds`` rounds, or once the leaderboard is separated."""
+
+    rule: str = "games"
+    confidence: float = 0.95
+    max_rounds: int = 50
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    name: str
+    path: Path
+    rules: RuleSet
+    entrants: tuple[Entrant, ...]
+    bots: dict[str, BotManifest]
+    """Every distinct bot by name (a partners team names its two members)."""
+    bot_specs: dict[str, str]
+    """How the file named each bot (kept in the store)."""
+    seed: int
+    rounds: int
+    parallel: int
+    policy: Policy
+    match_games: int
+    time_control: TimeControl
+    rating: RatingParams
+    stop: StopRule
+    replay_dir: Path | None = None
+    log_dir: Path | None = None
+
+    def identity(self) -> dict[str, Any]:
+        """What must not change between a run and its ``--resume`` (plain data, stored)."""
+        return {"name": self.name, "rules": self.rules.name, "rules_version": self.rules.version,
+                "entrants": [[e.name, list(e.members)] for e in self.entrants],
+                "bots": dict(sorted(self.bot_specs.items())), "seed": self.seed, "rounds": self.rounds,
+                "policy": self.policy.value, "match_games": self.match_games,
+                "time_control": {"decision_ms": self.time_control.decision_ms, "bank_ms": self.time_control.bank_ms,
+                                 "connect_ms": self.time_control.connect_ms},
+                "rating": self.rating.to_dict(),
+                "stop": {"rule": self.stop.rule, "confidence": self.stop.confidence,
+                         "max_rounds": self.stop.max_rounds},
+                "replay_dir": str(self.replay_dir) if self.replay_dir else None,
+                "log_dir": str(self.log_dir) if self.log_dir else None}
+
+
+def usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def load_tournament(path: Path | str) -> TournamentConfig:
+    """Read and check a tournament file; bots' manifests are loaded (not built) here."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise TournamentFileError(f"{path}: no such tournament file") from None
+    except tomllib.TOMLDecodeError as error:
+        raise TournamentFileError(f"{path}: not valid TOML: {error}") from None
+    return tournament_from_dict(data, path)
+
+
+def tournament_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
+    def fail(field: str, problem: str) -> TournamentFileError:
+        return TournamentFileError(f"{path}: field '{field}': {problem}")
+
+    unknown = sorted(set(data) - _KNOWN)
+    if unknown:
+        raise TournamentFileError(f"{path}: unknown field(s) {unknown}; known: {sorted(_KNOWN)}")
+    name = data.get("name", path.stem)
+    if not isinstance(name, str) or not name.strip():
+        raise fail("name", "must be a non-empty string")
+    spec = data.get("rules", "standard")
+    if not isinstance(spec, str):
+        raise fail("rules", f"must be a rule-set spec string such as 'standard', got {spec!r}")
+    try:
+        rules = parse_rules(spec)
+    except RulesError as error:
+        raise fail("rules", str(error)) from None
+
+    seed = _integer(data, "seed", 0, fail, low=0, high=MAX_SEED)
+    rounds = _integer(data, "rounds", 1, fail, low=1)
+    parallel = _integer(data, "parallel", usable_cores(), fail, low=1)
+    default_games = MATCH_POINTS_GAME_CAP if rules.match_points else 1
+    match_games = _integer(data, "match_games", default_games, fail, low=1)
+    policy_name = data.get("policy", Policy.SUBSTITUTE.value)
+    try:
+        policy = Policy(policy_name)
+    except ValueError:
+        raise fail("policy", f"must be one of {[p.value for p in Policy]}, got {policy_name!r}") from None
+
+    time_control = _time_control(_table(data, "time_control", fail), fail)
+    rating = _rating(_table(data, "rating", fail), fail)
+    stop = _stop(_table(data, "stop", fail), fail)
+    if stop.rule == "separated" and stop.max_rounds < rounds:
+        raise fail("stop.max_rounds", f"must be at least 'rounds' ({rounds}), got {stop.max_rounds}")
+
+    entrants, bots, specs = _entrants(data.get("bots"), rules, path, fail)
+    return TournamentConfig(
+        name=name.strip(), path=path.resolve(), rules=rules, entrants=entrants, bots=bots, bot_specs=specs,
+        seed=seed, rounds=rounds, parallel=parallel, policy=policy, match_games=match_games,
+        time_control=time_control, rating=rating, stop=stop,
+        replay_dir=_optional_dir(data, "replay_dir", fail), log_dir=_optional_dir(data, "log_dir", fail))
+
+
+def _integer(data: dict[str, Any], field: str, default: int, fail: Any, *, low: int, high: int | None = None) -> int:
+    value = data.get(field, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        bounds = f"{low}..{high}" if high is not None else f"at least {low}"
+        raise fail(field, f"must be an integer, {bounds}; got {value!r}")
+    return value
+
+
+def _number(data: dict[str, Any], table: str, field: str, default: float, fail: Any) -> float:
+    value = data.get(field, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise fail(f"{table}.{field}", f"must be a number, got {value!r}")
+    return float(value)
+
+
+def _table(data: dict[str, Any], field: str, fail: Any) -> dict[str, Any]:
+    value = data.get(field, {})
+    if not isinstance(value, dict):
+        raise fail(field, "must be a table, e.g. [" + field + "]")
+    return value
+
+
+def _check_keys(table: dict[str, Any], name: str, known: set[str], fail: Any) -> None:
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise fail(name, f"unknown key(s) {unknown}; known: {sorted(known)}")
+
+
+def _time_control(table: dict[str, Any], fail: Any) -> TimeControl:
+    default = TimeControl()
+    _check_keys(table, "time_control", {"decision_ms", "bank_ms", "connect_ms"}, fail)
+    values = {}
+    for key in ("decision_ms", "bank_ms", "connect_ms"):
+        values[key] = _integer(table, key, getattr(default, key), lambda f, p: fail(f"time_control.{f}", p),
+                               low=1 if key == "decision_ms" else 0)
+    return TimeControl(**values)
+
+
+def _rating(table: dict[str, Any], fail: Any) -> RatingParams:
+    default = RatingParams()
+    _check_keys(table, "rating", {"mu", "sigma", "beta", "tau", "draw_probability"}, fail)
+    values = {key: _number(table, "rating", key, getattr(default, key), fail)
+              for key in ("mu", "sigma", "beta", "tau", "draw_probability")}
+    for key in ("sigma", "beta"):
+        if values[key] <= 0:
+            raise fail(f"rating.{key}", f"must be positive, got {values[key]}")
+    if values["tau"] < 0:
+        raise fail("rating.tau", f"must not be negative, got {values['tau']}")
+    if not 0 <= values["draw_probability"] < 1:
+        raise fail("rating.draw_probability", f"must be in [0, 1), got {values['draw_probability']}")
+    return RatingParams(**values)
+
+
+def _stop(table: dict[str, Any], fail: Any) -> StopRule:
+    _check_keys(table, "stop", {"rule", "confidence", "max_rounds"}, fail)
+    rule = table.get("rule", "games")
+    if rule not in STOP_RULES:
+        raise fail("stop.rule", f"must be one of {list(STOP_RULES)}, got {rule!r}")
+    confidence = _number(table, "stop", "confidence", StopRule.confidence, fail)
+    if not 0.5 < confidence < 1:
+        raise fail("stop.confidence", f"must be between 0.5 and 1 (exclusive), got {confidence}")
+    max_rounds = _integer(table, "max_rounds", StopRule.max_rounds, lambda f, p: fail(f"stop.{f}", p), low=1)
+    return StopRule(rule, confidence, max_rounds)
+
+
+def _optional_dir(data: dict[str, Any], field: str, fail: Any) -> Path | None:
+    value = data.get(field)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise fail(field, f"must be a directory path (a string), got {value!r}")
+    return Path(value)
+
+
+def _resolve(spec: Any, where: str, base: Path, fail: Any) -> tuple[BotManifest, str]:
+    if not isinstance(spec, str) or not spec.strip():
+        raise fail(where, f"a bot is a sample bot's name or a path to its bot.toml, got {spec!r}")
+    if "/" not in spec and (SAMPLE_BOTS / spec / "bot.toml").is_file():
+        stored = spec
+    else:
+        candidate = Path(spec) if Path(spec).is_absolute() else base / spec
+        if not candidate.exists():
+            known = ", ".join(sorted(p.parent.name for p in SAMPLE_BOTS.glob("*/bot.toml")))
+            raise fail(where, f"{spec!r} is neither a sample bot ({known}) nor a path that exists "
+                              f"(looked for {candidate})")
+        stored = str(candidate.resolve())
+    try:
+        return resolve_bot(stored), stored
+    except ManifestError as error:
+        raise fail(where, str(error)) from None
+
+
+def _entrants(value: Any, rules: RuleSet, path: Path,
+              fail: Any) -> tuple[tuple[Entrant, ...], dict[str, BotManifest], dict[str, str]]:
+    if not isinstance(value, list) or not value:
+        raise fail("bots", "must be a non-empty list of bots (sample bot names or bot.toml paths)")
+    base = path.parent.resolve()
+    bots: dict[str, BotManifest] = {}
+    specs: dict[str, str] = {}
+    sources: dict[str, str] = {}
+    entrants: list[Entrant] = []
+
+    def add(spec: Any, where: str) -> str:
+        manifest, stored = _resolve(spec, where, base, fail)
+        if manifest.name in bots and specs[manifest.name] != stored:
+            raise fail(where, f"two different bots are named {manifest.name!r} "
+                              f"({sources[manifest.name]} and {where}); names must be unique")
+        if manifest.name in bots:
+            raise fail(where, f"bot {manifest.name!r} is listed twice (also as {sources[manifest.name]})")
+        bots[manifest.name] = manifest
+        specs[manifest.name] = stored
+        sources[manifest.name] = where
+        return manifest.name
+
+    for i, item in enumerate(value):
+        where = f"bots[{i}]"
+        if rules.partners:
+            if isinstance(item, list):
+                if len(item) != 2:
+                    raise fail(where, f"a partners team is a list of two bots, got {len(item)}")
+                members = (add(item[0], f"{where}[0]"), add(item[1], f"{where}[1]"))
+                entrants.append(Entrant(f"{members[0]}+{members[1]}", members))
+            else:
+                name = add(item, where)
+                entrants.append(Entrant(name, (name, name)))
+        else:
+            if isinstance(item, list):
+                raise fail(where, f"teams (lists of bots) need a partners rule set; {rules.name!r} is not one")
+            name = add(item, where)
+            entrants.append(Entrant(name, (name,)))
+    needed = 2 if rules.partners else rules.players
+    if len(entrants) < needed:
+        what = "teams" if rules.partners else "bots"
+        raise fail("bots", f"{rules.name!r} needs at least {needed} {what} (no bot plays itself), "
+                           f"got {len(entrants)}")
+    return tuple(entrants), bots, specs

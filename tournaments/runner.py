@@ -1,0 +1,590 @@
+"""Runs a tournament: builds the bots, journals the schedule, plays matches in parallel,
+records each result, rates, and shows it live.
+
+The runner is the store's only writer. Matches are played by workers: local
+``python -m tournaments.worker`` processes (one per parallel slot, each pinned to a core
+where the OS allows), or Dask workers (``--scheduler tcp://HOST:8786``). Results come
+back here and are written one match per transaction.
+
+Ratings are applied in schedule order, whatever order matches finish in: a finished match
+waits until every match before it in the schedule is finished, then it is rated (the
+rating rows go into the same transaction as the match that completes the prefix). So a
+run, a run killed and resumed, and a run with other parallelism all end with the same
+ratings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Protocol, TextIO
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.text import Text
+
+from referee.rules.rng import derive
+
+from . import leaderboard
+from .config import TournamentConfig
+from .ratings import Ratings, placings, separated
+from .schedule import Scheduler
+from .store import FinishedMatch, MatchRow, Store
+from .worker import bot_fingerprint
+
+MAX_ATTEMPTS = 3
+"""Tries per match in one run when the worker (not a bot) fails; then the match is void."""
+
+
+class TournamentError(RuntimeError):
+    """The tournament cannot start or go on (the message says why and what to do)."""
+
+
+@dataclass
+class RunOptions:
+    db: Path = Path("spite.db")
+    parallel: int | None = None
+    resume: bool | int = False
+    """True: go on with the latest tournament of the file's name; an int: with that tournament id."""
+    plain: bool | None = None
+    """None: plain when stdout is not a terminal."""
+    scheduler: str | None = None
+    """A Dask scheduler address; None runs matches in local worker processes."""
+
+
+# -- preparing ------------------------------------------------------------------------------
+
+
+def build_bots(config: TournamentConfig, say: Callable[[str], None] = lambda line: None) -> dict[str, str]:
+    """Run each bot's build command once; return each bot's fingerprint. A failure names the bot."""
+    fingerprints = {}
+    for name, manifest in sorted(config.bots.items()):
+        if manifest.build:
+            say(f"building {name}: {manifest.build}")
+        manifest.run_build()
+        fingerprints[name] = bot_fingerprint(manifest)
+    return fingerprints
+
+
+def open_tournament(store: Store, config: TournamentConfig, fingerprints: dict[str, str], resume: bool | int,
+                    say: Callable[[str], None] = lambda line: None) -> int:
+    """The tournament's id in the store: the one to resume (the latest of this name, or the
+    given id), or a new one."""
+    identity = config.identity()
+    if resume is not False:
+        if resume is True:
+            found = store.tournament(config.name)
+        else:
+            found = store.tournament(int(resume))
+            if found is None or found.name != config.name:
+                raise TournamentError(f"{store.path} holds no tournament #{resume} named {config.name!r}")
+        if found is not None:
+            changed = sorted(k for k in set(identity) | set(found.config) if identity.get(k) != found.config.get(k))
+            if changed:
+                raise TournamentError(
+                    f"cannot resume tournament {config.name!r} (#{found.id}) from {config.path}: "
+                    f"{', '.join(changed)} changed since it started; restore the file, or start a new tournament "
+                    f"(without --resume)")
+            stored = {b["name"]: b["fingerprint"] for b in store.bots(found.id)}
+            moved = sorted(name for name, fp in fingerprints.items() if stored.get(name) != fp)
+            if moved:
+                raise TournamentError(
+                    f"cannot resume tournament {config.name!r}: bot(s) {', '.join(moved)} changed since it started "
+                    f"(manifest fingerprint differs); results would mix two versions. Start a new tournament.")
+            reset = store.recover(found.id)
+            if found.status != "running":
+                store.set_status(found.id, "running")
+            say(f"resuming tournament {config.name!r} (#{found.id})"
+                + (f": {reset} interrupted match(es) will be played again" if reset else ""))
+            return found.id
+        say(f"no tournament {config.name!r} in {store.path} to resume: starting it")
+    else:
+        earlier = store.tournament(config.name)
+        if earlier is not None:
+            say(f"{store.path} already holds tournament {config.name!r} (#{earlier.id}, {earlier.status}); starting "
+                f"a new one" + (f" (to go on with #{earlier.id} instead: --resume-id {earlier.id})"
+                                if earlier.status != "finished" else ""))
+    bots = [(name, m.version, fingerprints[name], config.bot_specs[name]) for name, m in sorted(config.bots.items())]
+    return store.create_tournament(config.name, str(config.path), identity, config.seed, bots, config.entrants)
+
+
+def scheduler_for(config: TournamentConfig) -> Scheduler:
+    """The tournament's scheduler, its rng seeded from the master seed."""
+    rng = random.Random(derive(config.seed, "schedule"))
+    return Scheduler(config.entrants, config.rules, config.seed, rng)
+
+
+def journal_rounds(store: Store, tournament_id: int, config: TournamentConfig, scheduler: Scheduler) -> int:
+    """Bring the journal up to the rounds the stop rule starts with; return the rounds journaled.
+    Rounds already in the store are regenerated (to bring the scheduler to the same state), not rewritten."""
+    present = {m.round for m in store.matches(tournament_id)}
+    journaled = max(present) + 1 if present else 0
+    for _ in range(journaled):
+        scheduler.next_round()
+    if journaled < config.rounds:
+        store.journal(tournament_id, scheduler.rounds(config.rounds - journaled), config.match_games)
+        journaled = config.rounds
+    return journaled
+
+
+# -- ratings in schedule order ----------------------------------------------------------------
+
+
+class RatingFrontier:
+    """Ratings over the longest finished prefix of the schedule."""
+
+    def __init__(self, config_ratings: Ratings) -> None:
+        self.ratings = config_ratings
+        self.next_ordinal = 0
+        self.waiting: dict[int, tuple[tuple[str, ...], tuple[int, ...]] | None] = {}
+        """Finished matches (entrants, points) beyond the frontier; None for a void match."""
+
+    def finish(self, ordinal: int, entrants: tuple[str, ...] | None, points: tuple[int, ...] | None
+               ) -> list[tuple[int, str, float, float]]:
+        """Note a finished (or, with None, void) match; return rating rows for the matches now rated."""
+        self.waiting[ordinal] = (entrants, points) if entrants is not None and points is not None else None
+        rows: list[tuple[int, str, float, float]] = []
+        while self.next_ordinal in self.waiting:
+            item = self.waiting.pop(self.next_ordinal)
+            if item is not None:
+                updated = self.ratings.update(placings(*item))
+                rows += [(self.next_ordinal, name, r.mu, r.sigma) for name, r in sorted(updated.items())]
+            self.next_ordinal += 1
+        return rows
+
+
+# -- workers --------------------------------------------------------------------------------
+
+
+class WorkerDied(RuntimeError):
+    pass
+
+
+class Backend(Protocol):
+    slots: int
+
+    async def start(self) -> None: ...
+
+    async def run(self, slot: int, job: dict[str, Any]) -> dict[str, Any]: ...
+
+    async def stop(self) -> None: ...
+
+
+class LocalWorker:
+    """One ``python -m tournaments.worker`` process, pinned to a core, playing one match at a time."""
+
+    def __init__(self, cpu: int | None, scratch: Path) -> None:
+        self.cpu = cpu
+        self.scratch = scratch
+        self.process: asyncio.subprocess.Process | None = None
+        self.stderr_path: Path | None = None
+
+    async def start(self) -> None:
+        from referee.launcher import die_with_parent
+
+        command = [sys.executable, "-m", "tournaments.worker"] + (["--cpu", str(self.cpu)] if self.cpu is not None
+                                                                   else [])
+        handle, name = tempfile.mkstemp(prefix="worker-", suffix=".log", dir=self.scratch)
+        self.stderr_path = Path(name)
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=handle,
+                preexec_fn=die_with_parent, limit=64 * 1024 * 1024)
+        finally:
+            os.close(handle)
+
+    async def run(self, job: dict[str, Any]) -> dict[str, Any]:
+        if self.process is None or self.process.returncode is not None:
+            await self.start()
+        if self.process is None or self.process.stdin is None or self.process.stdout is None:
+            raise WorkerDied("the worker process could not be started")
+        try:
+            self.process.stdin.write((json.dumps(job) + "\n").encode())
+            await self.process.stdin.drain()
+            line = await self.process.stdout.readline()
+        except (BrokenPipeError, ConnectionResetError):
+            line = b""
+        if not line:
+            code = await self.process.wait()
+            tail = self.stderr_path.read_text(errors="replace")[-1500:] if self.stderr_path else ""
+            self.process = None
+            raise WorkerDied(f"the worker process exited (code {code}) during the match: {tail.strip()}")
+        result: dict[str, Any] = json.loads(line)
+        return result
+
+    async def stop(self) -> None:
+        if self.process is None:
+            return
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            await asyncio.wait_for(self.process.wait(), 5)
+        except (asyncio.TimeoutError, TimeoutError):
+            self.process.kill()
+            await self.process.wait()
+
+
+class LocalBackend:
+    """Local worker processes, one per slot, pinned round-robin to the usable cores."""
+
+    def __init__(self, slots: int) -> None:
+        self.slots = slots
+        try:
+            cores = sorted(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            cores = []
+        self._scratch = tempfile.TemporaryDirectory(prefix="spite-workers-")
+        self.workers = [LocalWorker(cores[i % len(cores)] if cores else None, Path(self._scratch.name))
+                        for i in range(slots)]
+
+    async def start(self) -> None:
+        await asyncio.gather(*(w.start() for w in self.workers))
+
+    async def run(self, slot: int, job: dict[str, Any]) -> dict[str, Any]:
+        return await self.workers[slot].run(job)
+
+    async def stop(self) -> None:
+        await asyncio.gather(*(w.stop() for w in self.workers), return_exceptions=True)
+        self._scratch.cleanup()
+
+
+class DaskBackend:
+    """Matches as tasks on a Dask cluster; each task runs ``python -m tournaments.worker`` on its worker."""
+
+    def __init__(self, address: str, slots: int | None) -> None:
+        self.address = address
+        self.slots = slots or 0
+        self.client: Any = None
+
+    async def start(self) -> None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise TournamentError("--scheduler needs Dask: pip install 'spite-arena[dask]'") from None
+        try:
+            self.client = await Client(self.address, asynchronous=True, timeout=10)  # type: ignore[no-untyped-call]
+        except OSError as error:
+            raise TournamentError(f"cannot reach the Dask scheduler at {self.address}: {error}") from None
+        if not self.slots:
+            threads = self.client.nthreads()
+            if inspect.isawaitable(threads):
+                threads = await threads
+            self.slots = max(1, sum(dict(threads).values()))
+
+    async def run(self, slot: int, job: dict[str, Any]) -> dict[str, Any]:
+        from .worker import run_job_in_subprocess
+
+        future = self.client.submit(run_job_in_subprocess, job, pure=False,
+                                    key=f"spite-match-{job['match_id']}-{time.monotonic_ns()}")
+        result: dict[str, Any] = await future
+        return result
+
+    async def stop(self) -> None:
+        if self.client is not None:
+            await self.client.close()
+
+
+# -- the live view --------------------------------------------------------------------------
+
+
+class View(Protocol):
+    def started(self, total: int, done: int) -> None: ...
+
+    def total(self, total: int) -> None: ...
+
+    def finished(self, match: MatchRow, line: str, faults: list[str]) -> None: ...
+
+    def update(self, board: list[dict[str, Any]], standings: leaderboard.Standings) -> None: ...
+
+    def note(self, line: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class PlainView:
+    """One line per match, for CI logs and pipes."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.done = 0
+        self.all = 0
+
+    def started(self, total: int, done: int) -> None:
+        self.all, self.done = total, done
+
+    def total(self, total: int) -> None:
+        self.all = total
+
+    def finished(self, match: MatchRow, line: str, faults: list[str]) -> None:
+        self.done += 1
+        width = len(str(self.all))
+        extra = "".join(f"  ! {f}" for f in faults)
+        print(f"[{self.done:>{width}}/{self.all}] {line}{extra}", file=self.out, flush=True)
+
+    def update(self, board: list[dict[str, Any]], standings: leaderboard.Standings) -> None:
+        pass
+
+    def note(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
+
+    def close(self) -> None:
+        pass
+
+
+class LiveView:
+    """A progress bar with ETA, the leaderboard as it stands, recent results, failing bots."""
+
+    def __init__(self, console: Console, title: str, show_points: bool) -> None:
+        self.console = console
+        self.title = title
+        self.show_points = show_points
+        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console)
+        self.task = self.progress.add_task("matches", total=None)
+        self.recent: deque[str] = deque(maxlen=6)
+        self.board: list[dict[str, Any]] = []
+        self.failing: list[tuple[str, leaderboard.BotHealth]] = []
+        # Transient: when the run ends the view goes, and the final leaderboard is printed in its place.
+        self.live = Live(self._render(), console=console, refresh_per_second=4, transient=True)
+        self.live.start()
+
+    def _render(self) -> Group:
+        parts: list[Any] = [self.progress]
+        if self.board:
+            parts.append(leaderboard.rich_table(self.board, self.title, self.show_points, limit=15))
+        parts.extend(leaderboard.failing_lines(self.failing))
+        if self.recent:
+            parts.append(Text("recent:", style="bold"))
+            parts.extend(Text("  " + line, style="dim") for line in self.recent)
+        return Group(*parts)
+
+    def started(self, total: int, done: int) -> None:
+        self.progress.update(self.task, total=total, completed=done)
+        self.progress.reset(self.task, total=total, completed=done)
+
+    def total(self, total: int) -> None:
+        self.progress.update(self.task, total=total)
+
+    def finished(self, match: MatchRow, line: str, faults: list[str]) -> None:
+        self.progress.advance(self.task)
+        self.recent.append(line + "".join(f"  ! {f}" for f in faults))
+        self.live.update(self._render())
+
+    def update(self, board: list[dict[str, Any]], standings: leaderboard.Standings) -> None:
+        self.board = board
+        self.failing = standings.failing()
+        self.live.update(self._render())
+
+    def note(self, line: str) -> None:
+        self.live.console.print(line)
+
+    def close(self) -> None:
+        self.live.stop()
+
+
+# -- the run --------------------------------------------------------------------------------
+
+
+def describe(match: MatchRow | FinishedMatch, points: tuple[int, ...], games: int) -> str:
+    """'round 2 deal 1.0 · greedy v random · greedy won (1-0)'."""
+    ranks = placings(match.entrants, points)
+    best = [n for n, r in ranks.items() if r == 0]
+    result = "draw" if len(best) == len(ranks) else (" & ".join(best) + " won")
+    names = list(dict.fromkeys(match.entrants))
+    tally = "-".join(str(points[match.entrants.index(n)]) for n in names)
+    return (f"round {match.round} deal {match.unit}.{match.rotation} · {' v '.join(names)} · {result} ({tally})"
+            + (f" in {games} games" if games > 1 else ""))
+
+
+@dataclass
+class Outcome:
+    tournament_id: int
+    status: str
+    done: int
+    void: int
+    rounds: int
+    elapsed_s: float
+    board: list[dict[str, Any]] = field(default_factory=list)
+    failing: list[tuple[str, leaderboard.BotHealth]] = field(default_factory=list)
+
+
+class Runner:
+    """One run of one tournament against one store."""
+
+    def __init__(self, config: TournamentConfig, store: Store, tournament_id: int, backend: Backend, view: View,
+                 scheduler: Scheduler, rounds: int) -> None:
+        self.config = config
+        self.store = store
+        self.tournament_id = tournament_id
+        self.backend = backend
+        self.view = view
+        self.scheduler = scheduler
+        self.rounds = rounds
+        self.frontier = RatingFrontier(Ratings(config.rating, [e.name for e in config.entrants]))
+        self.standings = leaderboard.Standings(config.entrants)
+        self.queue: deque[MatchRow] = deque()
+        self.failures: dict[int, int] = {}
+        self.running: set[int] = set()
+
+    def _load(self) -> None:
+        """Rate and count what the store already holds (a resumed run)."""
+        rows: list[tuple[int, str, float, float]] = []
+        for match in self.store.finished(self.tournament_id):
+            self.standings.add(match)
+            rows += self.frontier.finish(match.ordinal, match.entrants, match.points)
+        self.store.put_ratings(self.tournament_id, rows)
+
+    def _board(self) -> list[dict[str, Any]]:
+        return leaderboard.rows(self.standings, self.frontier.ratings)
+
+    async def run(self) -> Outcome:
+        started = time.perf_counter()
+        self._load()
+        counts = self.store.counts(self.tournament_id)
+        self.view.started(sum(counts.values()), counts["done"])
+        self.view.update(self._board(), self.standings)
+        await self.backend.start()
+        try:
+            while True:
+                self.queue.extend(self.store.matches(self.tournament_id, "pending"))
+                if self.queue:
+                    slots = min(self.backend.slots, len(self.queue))
+                    await asyncio.gather(*(self._slot(i) for i in range(slots)))
+                if not self._another_round():
+                    break
+        finally:
+            await self.backend.stop()
+        counts = self.store.counts(self.tournament_id)
+        self.store.set_status(self.tournament_id, "finished")
+        return Outcome(self.tournament_id, "finished", counts["done"], counts["void"], self.rounds,
+                       time.perf_counter() - started, self._board(), self.standings.failing())
+
+    def _another_round(self) -> bool:
+        """The stop rule, checked when every journaled match is finished: journal one more round?"""
+        if self.config.stop.rule != "separated" or self.rounds >= self.config.stop.max_rounds:
+            return False
+        board = self.frontier.ratings.leaderboard()
+        if separated(board, self.config.stop.confidence):
+            self.view.note(f"separated after {self.rounds} round(s): every adjacent pair apart with "
+                           f"P >= {self.config.stop.confidence:g}")
+            return False
+        matches = self.scheduler.next_round()
+        self.store.journal(self.tournament_id, matches, self.config.match_games)
+        self.rounds += 1
+        self.view.total(sum(self.store.counts(self.tournament_id).values()))
+        return True
+
+    def job(self, match: MatchRow) -> dict[str, Any]:
+        config = self.config
+        fingerprints = {b["name"]: b["fingerprint"] for b in self.store.bots(self.tournament_id)}
+        return {
+            "match_id": match.id, "ordinal": match.ordinal, "rules": config.rules.name,
+            "bots": [{"spec": config.bot_specs[name], "fingerprint": fingerprints.get(name, "")} for name in match.bots],
+            "time_control": {"decision_ms": config.time_control.decision_ms, "bank_ms": config.time_control.bank_ms,
+                             "connect_ms": config.time_control.connect_ms},
+            "games": match.max_games, "seed": match.seed, "policy": config.policy.value, "bot_seed": match.bot_seed,
+            "replay_dir": str(config.replay_dir.resolve()) if config.replay_dir else None,
+            "log_dir": str(config.log_dir.resolve()) if config.log_dir else None,
+        }
+
+    async def _slot(self, slot: int) -> None:
+        while self.queue:
+            match = self.queue.popleft()
+            self.store.mark_running(match.id, f"slot {slot}")
+            self.running.add(match.id)
+            try:
+                result = await self.backend.run(slot, self.job(match))
+            except asyncio.CancelledError:
+                self.store.release(match.id)
+                raise
+            except WorkerDied as error:
+                result = {"ok": False, "error": str(error)}
+            except Exception as error:  # e.g. a Dask task lost with its workers: retried like a failed worker
+                result = {"ok": False, "error": f"{type(error).__name__}: {error}"}
+            finally:
+                self.running.discard(match.id)
+            if result.get("ok"):
+                self._record(match, result)
+            else:
+                self._failed(match, str(result.get("error", "unknown error")))
+
+    def _record(self, match: MatchRow, result: dict[str, Any]) -> None:
+        summary = result["summary"]
+        points = tuple(summary["points"])
+        rows = self.frontier.finish(match.ordinal, match.entrants, points)
+        self.store.record(match, result, rows)
+        finished = self.store.finished_match(match.id)
+        self.standings.add(finished)
+        faults = [f"{s['name']}: {f}" for s in summary["seats"] for f in s["faults"][:1]]
+        self.view.finished(match, f"{describe(match, points, len(summary['games']))} · "
+                                  f"{result.get('elapsed_s', 0):.2f} s", faults)
+        self.view.update(self._board(), self.standings)
+
+    def _failed(self, match: MatchRow, error: str) -> None:
+        tries = self.failures[match.id] = self.failures.get(match.id, 0) + 1
+        if tries < MAX_ATTEMPTS:
+            self.view.note(f"match {match.ordinal} (round {match.round}): the worker failed, trying again: {error}")
+            self.store.release(match.id)
+            self.queue.append(match)
+            return
+        rows = self.frontier.finish(match.ordinal, None, None)
+        self.store.mark_void(match, error, rows)
+        self.view.finished(match, f"round {match.round} deal {match.unit}.{match.rotation} · VOID after "
+                                  f"{tries} tries", [error[:300]])
+
+
+def make_view(config: TournamentConfig, plain: bool | None, out: TextIO | None = None) -> View:
+    """The live view on a terminal, else plain lines; ``plain=False`` forces the live view
+    (rendered as if to a terminal, whatever ``out`` is)."""
+    stream = out or sys.stdout
+    console = Console(file=stream, force_terminal=True if plain is False else None)
+    if plain or (plain is None and not console.is_terminal):
+        return PlainView(stream)
+    show_points = config.rules.scoring != "win" or bool(config.rules.match_points)
+    return LiveView(console, f"{config.name} · {config.rules.name}", show_points)
+
+
+def run_tournament(config: TournamentConfig, options: RunOptions, out: TextIO | None = None) -> Outcome:
+    """Everything ``spite tournament`` does; raises :class:`TournamentError` or ``ManifestError``
+    (before any game) when it cannot start."""
+    stream = out or sys.stdout
+
+    def say(line: str) -> None:
+        print(line, file=stream, flush=True)
+
+    fingerprints = build_bots(config, say)
+    store = Store(options.db)
+    try:
+        tournament_id = open_tournament(store, config, fingerprints, options.resume, say)
+        scheduler = scheduler_for(config)
+        rounds = journal_rounds(store, tournament_id, config, scheduler)
+        parallel = options.parallel or config.parallel
+        backend: Backend = (DaskBackend(options.scheduler, options.parallel) if options.scheduler
+                            else LocalBackend(parallel))
+        view = make_view(config, options.plain, out)
+        runner = Runner(config, store, tournament_id, backend, view, scheduler, rounds)
+        try:
+            outcome = asyncio.run(runner.run())
+        except BaseException:
+            with contextlib.suppress(Exception):
+                for match_id in list(runner.running):
+                    store.release(match_id)
+                store.set_status(tournament_id, "stopped")
+            raise
+        finally:
+            view.close()
+        return outcome
+    finally:
+        store.close()
+
