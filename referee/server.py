@@ -64,7 +64,8 @@ def _digest(token: str) -> bytes:
 class Arena:
     """Every match this referee serves, and the seat tokens that open them."""
 
-    def __init__(self) -> None:
+    def __init__(self, retain_s: float = 3600.0) -> None:
+        self.retain_s = retain_s
         self.matches: dict[str, Match] = {}
         self._seats: dict[bytes, tuple[Match, Seat]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -86,6 +87,9 @@ class Arena:
         finally:
             for seat in match.seats:  # tokens are single-use: dead once the match ends
                 self._seats.pop(_digest(seat.token), None)
+            # GetMatch answers for a while after the end; then the match is forgotten, so a
+            # long-running referee does not keep every finished match in memory.
+            asyncio.get_running_loop().call_later(self.retain_s, self.matches.pop, match.match_id, None)
 
     def admit(self, hello: rpb.Hello, token: str) -> tuple[Match, Seat]:
         """Check a session's Hello (token already taken from the Hello or the metadata);
