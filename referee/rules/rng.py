@@ -46,6 +46,13 @@ def keyed_shuffle(items: MutableSequence[T], seed: int, counter: int) -> None:
     key = hmac.new(check_seed(seed).to_bytes(8, "big"), f"shuffle:{counter}".encode(), hashlib.sha256).digest()
     count = n + 8
     words = struct.unpack(f">{count}Q", hashlib.shake_256(key).digest(8 * count))
+    if max(words[:n - 1]) < _TWO64 - n:
+        # The usual case by far: a word is only rejected when at least 2**64 - n, so here none
+        # is, step i uses word i, and this loop is the one below without its checks.
+        for i, word in zip(range(n - 1, 0, -1), words):
+            j = word % (i + 1)
+            items[i], items[j] = items[j], items[i]
+        return
     position = 0
     for i in range(n - 1, 0, -1):
         bound = i + 1

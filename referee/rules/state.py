@@ -65,11 +65,12 @@ def discard_targets(started: tuple[bool, ...]) -> int:
 
 
 _DISCARD_TARGETS: dict[tuple[bool, ...], int] = {}
-"""Memo of :func:`discard_targets` (at most 2**8 entries)."""
+"""Memo of :func:`discard_targets` (a few hundred entries at most)."""
 
 _FITS_BY_WILD: dict[frozenset[Card], dict[tuple[int, ...], tuple[int, ...]]] = {}
 """Memo of :func:`centre_fits` by centre pile heights, one per set of wild ranks. It holds
-values of a pure function, not game state (at most 12**4 entries with four piles)."""
+values of a pure function, not game state (at most 12**4 entries with four piles; with
+more piles it starts again when full)."""
 _FITS_MEMO_LIMIT = 1 << 16
 
 
@@ -79,7 +80,7 @@ class GameState:
     __slots__ = ("rules", "seed", "draw_pile", "stocks", "hands", "discards", "centre", "set_aside",
                  "to_move", "turn", "outcome", "log", "cursors", "shuffles", "stuck_turns", "turn_stuck",
                  "turn_quiet", "first_seat",
-                 "_wild", "_stock_of", "_max_rank", "_fits_memo")
+                 "_wild", "_stock_of", "_max_rank")
 
     rules: RuleSet
     seed: int
@@ -105,7 +106,6 @@ class GameState:
     _wild: frozenset[Card]
     _stock_of: tuple[int, ...]
     _max_rank: int
-    _fits_memo: dict[tuple[int, ...], tuple[int, ...]]
 
     @classmethod
     def new(cls, rules: RuleSet, seed: int, first_seat: int | None = None) -> "GameState":
@@ -120,7 +120,6 @@ class GameState:
         state._wild = rules.wild_ranks
         state._stock_of = tuple(rules.stock_of(s) for s in range(rules.players))
         state._max_rank = rules.max_rank
-        state._fits_memo = _FITS_BY_WILD.setdefault(state._wild, {})
         state.log = []
         deck = list(rules.deck_cards())
         keyed_shuffle(deck, seed, 0)
@@ -158,7 +157,6 @@ class GameState:
         other = GameState.__new__(GameState)
         other.rules, other.seed = self.rules, self.seed
         other._wild, other._stock_of, other._max_rank = self._wild, self._stock_of, self._max_rank
-        other._fits_memo = self._fits_memo
         other.draw_pile = self.draw_pile[:]
         other.stocks = [s[:] for s in self.stocks]
         other.hands = [h[:] for h in self.hands]
@@ -185,11 +183,12 @@ class GameState:
     def _fits(self) -> tuple[int, ...]:
         """:func:`centre_fits` of the centre piles now: per rank, the mask of piles it may go on."""
         heights = tuple(map(len, self.centre))
-        fits = self._fits_memo.get(heights)
+        memo = _FITS_BY_WILD.get(self._wild)
+        if memo is None or len(memo) >= _FITS_MEMO_LIMIT:
+            memo = _FITS_BY_WILD[self._wild] = {}
+        fits = memo.get(heights)
         if fits is None:
-            if len(self._fits_memo) >= _FITS_MEMO_LIMIT:
-                self._fits_memo.clear()
-            fits = self._fits_memo[heights] = centre_fits(heights, self._wild)
+            fits = memo[heights] = centre_fits(heights, self._wild)
         return fits
 
     def legal_moves(self) -> list[Move]:

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Rules engine speed: whole games in process, for every preset and two policies.
+
+    .venv/bin/python bench/rules_speed.py [--games N] [--presets standard,skip-bo] [--json]
+
+``make bench-rules`` runs it with the defaults. For each preset (``referee.rules.PRESETS``
+unless ``--presets`` names others; any spec such as ``kings-only+short-15`` works) and
+each policy, it plays ``--games`` games with every seat on that policy:
+
+* ``random``: ``spite_sdk.policies.random_move`` with one ``random.Random(seed)`` per game;
+* ``greedy``: ``spite_sdk.policies.greedy_move``.
+
+Game *i* is dealt from seed *i*, so every run plays the same games. A decision is what a
+referee does per move: ``observe(state, seat)``, the policy, ``state.apply(move)``; the
+clock also covers dealing each game. The clock is the process's CPU time (on an idle
+machine the same as wall time; on a shared one it is not inflated by waiting for a core),
+so the rates are one core's. It reports, per preset and policy: games, games/s,
+decisions/s and the share of games that ended each way (stock emptied, stalemate, turn
+cap, draw pile exhausted), as a table and as one plain ``key=value`` line per row
+(``--json``: one JSON document instead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from referee.rules import PRESETS, Ending, GameState, Observation, RulesError, observe, parse_rules  # noqa: E402
+from spite_sdk.policies import greedy_move, random_move  # noqa: E402
+
+POLICIES = ("random", "greedy")
+ENDINGS = tuple(e for e in Ending if e.by_rules)
+"""The endings by the rules, in the order of the report's columns."""
+DEFAULT_GAMES = 400
+"""About a minute for every preset and both policies on the machine in docs/performance.md."""
+
+
+@dataclass
+class Result:
+    """The games of one (preset, policy) pair."""
+
+    rules: str
+    policy: str
+    games: int = 0
+    decisions: int = 0
+    seconds: float = 0.0
+    endings: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds else 0.0
+
+    @property
+    def decisions_per_second(self) -> float:
+        return self.decisions / self.seconds if self.seconds else 0.0
+
+    def share(self, ending: Ending) -> float:
+        return self.endings[ending.value] / self.games if self.games else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rules": self.rules, "policy": self.policy, "games": self.games,
+                "decisions": self.decisions, "seconds": round(self.seconds, 4),
+                "games_per_second": round(self.games_per_second, 2),
+                "decisions_per_second": round(self.decisions_per_second),
+                "endings": {e.value: self.share(e) for e in ENDINGS}}
+
+
+def play(spec: str, policy: str, games: int) -> Result:
+    """Play ``games`` games of ``spec`` with every seat on ``policy``, timed."""
+    rules = parse_rules(spec)
+    result = Result(rules.name, policy)
+    started = time.process_time()
+    for seed in range(games):
+        state = GameState.new(rules, seed)
+        if policy == "greedy":
+            choose: Callable[[Observation], Any] = greedy_move
+        else:
+            rng = random.Random(seed)
+            choose = lambda view: random_move(view, rng)  # noqa: E731
+        decisions = 0
+        while state.outcome is None:
+            state.apply(choose(observe(state, state.to_move)))
+            decisions += 1
+        result.decisions += decisions
+        result.endings[state.outcome.ending.value] += 1
+    result.seconds = time.process_time() - started
+    result.games = games
+    return result
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": cpu, "nproc": os.cpu_count(), "python": platform.python_version(),
+            "implementation": platform.python_implementation(), "platform": platform.platform(),
+            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+
+
+def plain_line(result: Result) -> str:
+    """One ``key=value`` line, for logs and grep."""
+    shares = " ".join(f"{e.value}={result.share(e):.3f}" for e in ENDINGS)
+    return (f"rules_speed rules={result.rules} policy={result.policy} games={result.games} "
+            f"seconds={result.seconds:.2f} games_per_s={result.games_per_second:.1f} "
+            f"decisions_per_s={result.decisions_per_second:.0f} {shares}")
+
+
+def print_report(results: list[Result], info: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if console.width < 120:  # not a terminal, or a narrow one: keep the columns readable
+        console = Console(width=120)
+    table = Table(title="Rules engine speed: whole games in process, one core",
+                  caption=f"{info['cpu']} ({info['nproc']} CPUs), Python {info['python']}, {info['date']}")
+    table.add_column("rules", no_wrap=True)
+    table.add_column("policy", no_wrap=True)
+    for name in ("games", "games/s", "decisions/s"):
+        table.add_column(name, justify="right")
+    for ending in ENDINGS:
+        table.add_column(ending.value.replace("-", " "), justify="right")
+    for result in results:
+        table.add_row(result.rules, result.policy, str(result.games), f"{result.games_per_second:,.1f}",
+                      f"{result.decisions_per_second:,.0f}", *(f"{result.share(e):.1%}" for e in ENDINGS))
+    console.print(table)
+    for result in results:
+        print(plain_line(result))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=DEFAULT_GAMES,
+                        help=f"games per preset and policy (default {DEFAULT_GAMES}: about a minute in all)")
+    parser.add_argument("--presets", default=",".join(PRESETS),
+                        help="comma-separated rule-set specs (default: every preset)")
+    parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    specs = [s.strip() for s in args.presets.split(",") if s.strip()]
+    for spec in specs:
+        try:
+            parse_rules(spec)  # a bad spec fails here, before any game
+        except RulesError as error:
+            parser.error(str(error))
+    results = []
+    for spec in specs:
+        for policy in POLICIES:
+            results.append(play(spec, policy, args.games))
+            if not args.json:
+                print(f"  {spec} / {policy}: done", file=sys.stderr)
+    info = machine()
+    if args.json:
+        json.dump({"machine": info, "games_per_preset": args.games, "results": [r.to_dict() for r in results]},
+                  sys.stdout, indent=2)
+        print()
+    else:
+        print_report(results, info)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
