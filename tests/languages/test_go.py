@@ -12,12 +12,10 @@ first run on a machine downloads and compiles the dependencies.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import importlib.util
 import json
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -25,21 +23,14 @@ from pathlib import Path
 
 import pytest
 
-from referee.local import LocalMatch, play_local_match
-from referee.match import MatchConfig, Policy, TimeControl
-from referee.rules import GameState, observe, parse_rules
-from referee.wire import observation_to_pb, rules_to_pb
-from spite_sdk import policies
 from tournaments.manifest import BotManifest, load_manifest
+
+from .common import MATCHES, greedy_positions, play_cleanly
 
 REPO = Path(__file__).resolve().parents[2]
 SDK = REPO / "sdk" / "go"
 MANIFEST = REPO / "sample_bots" / "go-greedy" / "bot.toml"
-HOSTILE = REPO / "tests" / "bots" / "hostile_bot.py"
 
-# Rule sets the greedy comparison draws positions from, and how many games of each.
-CASE_RULES = ("standard", "skip-bo+4p", "partners", "open-stock", "no-block", "kings-only", "classic-20", "3p")
-CASE_GAMES = 3
 
 
 @pytest.fixture(scope="module")
@@ -62,27 +53,14 @@ def go_greedy(go: str) -> BotManifest:
 
 @pytest.fixture(scope="module")
 def greedy_cases(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Positions from engine games (greedy moves mixed with random ones, so that odd
-    positions come up too), each with the wire rule set and observation and the Python
-    greedy_move's choice, as JSON lines."""
+    """common.greedy_positions as JSON lines: base64 wire rule set and observation, and the
+    Python greedy_move's choice."""
     path = tmp_path_factory.mktemp("go") / "greedy-cases.jsonl"
     with path.open("w") as out:
-        for spec in CASE_RULES:
-            rules = parse_rules(spec)
-            wire_rules = base64.b64encode(rules_to_pb(rules).SerializeToString()).decode()
-            for seed in range(CASE_GAMES):
-                rng = random.Random(f"{spec}:{seed}")
-                state = GameState.new(rules, seed)
-                for _ in range(400):
-                    if state.outcome is not None:
-                        break
-                    view = observe(state, state.to_move)
-                    choice = policies.greedy_move(view)
-                    out.write(json.dumps({
-                        "rules": wire_rules,
-                        "observation": base64.b64encode(observation_to_pb(view).SerializeToString()).decode(),
-                        "greedy": str(choice)}) + "\n")
-                    state.apply(choice if rng.random() < 0.7 else rng.choice(view.legal_moves))
+        for case in greedy_positions():
+            out.write(json.dumps({"rules": base64.b64encode(case.rules).decode(),
+                                  "observation": base64.b64encode(case.observation).decode(),
+                                  "greedy": case.choice}) + "\n")
     return path
 
 
@@ -101,32 +79,7 @@ def test_go_unit_tests(go: str, greedy_cases: Path) -> None:
         assert "--- PASS: TestGeneratedCodeIsFresh" in output, output[-3000:]
 
 
-def hostile_good() -> BotManifest:
-    return BotManifest(name="hostile-good", command=(sys.executable, str(HOSTILE), "good"), workdir=HOSTILE.parent)
-
-
-def play(bots: list[BotManifest], rules: str, games: int, log_dir: Path) -> LocalMatch:
-    # Forfeit on any fault, so that a bad action cannot hide behind a substituted move.
-    config = MatchConfig(parse_rules(rules), [b.name for b in bots], TimeControl(), games, seed=5,
-                         policy=Policy.FORFEIT)
-    return asyncio.run(play_local_match(bots, config, log_dir=log_dir))
-
-
-@pytest.mark.parametrize(("rules", "seats", "games"), [("standard", 2, 2), ("skip-bo+4p", 4, 1)])
+@pytest.mark.parametrize(("rules", "seats", "games"), MATCHES)
 def test_go_greedy_plays_through_the_referee(go_greedy: BotManifest, rules: str, seats: int, games: int,
-                                             tmp_path: Path) -> None:
-    bots = [go_greedy if seat % 2 == 0 else hostile_good() for seat in range(seats)]
-    local = play(bots, rules, games, tmp_path)
-    logs = "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-2000:]}" for p in local.logs if p and p.exists())
-    match = local.match
-    assert match.state_name == "finished", logs
-    assert len(match.results) == games
-    for result in match.results:
-        assert result.outcome.ending.by_rules, f"game {result.game_number}: {result.outcome.reason}\n{logs}"
-    for seat in match.seats:
-        report = seat.report
-        assert (report.status, report.timeouts, report.illegal_moves, report.malformed, report.crashes) == \
-            ("done", 0, 0, 0, 0), f"seat {seat.index}: {report.faults}\n{logs}"
-        assert report.decisions > 0
-    assert [e.returncode for e in local.exits] == [0] * seats, logs
-    assert match.seats[0].report.version == "1.0.0" and match.seats[0].report.name == "go-greedy"
+                                               tmp_path: Path) -> None:
+    play_cleanly(go_greedy, rules, seats, games, tmp_path)

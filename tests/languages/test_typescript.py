@@ -13,34 +13,24 @@ first run on a machine downloads the packages.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import os
-import random
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from referee.local import LocalMatch, play_local_match
-from referee.match import MatchConfig, Policy, TimeControl
-from referee.rules import GameState, observe, parse_rules
-from referee.wire import observation_to_pb, rules_to_pb
 from spite.v1 import referee_pb2 as rpb
-from spite_sdk import policies
 from tournaments.manifest import BotManifest, load_manifest
+
+from .common import MATCHES, greedy_positions, play_cleanly
 
 REPO = Path(__file__).resolve().parents[2]
 SDK = REPO / "sdk" / "typescript"
 MANIFEST = REPO / "sample_bots" / "typescript-greedy" / "bot.toml"
-HOSTILE = REPO / "tests" / "bots" / "hostile_bot.py"
 MIN_NODE = 20
 
-# Rule sets the greedy comparison draws positions from, and how many games of each.
-CASE_RULES = ("standard", "skip-bo+4p", "partners", "open-stock", "no-block", "kings-only", "classic-20", "3p")
-CASE_GAMES = 3
 
 
 def _missing_toolchain() -> str | None:
@@ -89,32 +79,21 @@ def test_typescript_unit_tests(unit_tests: subprocess.CompletedProcess[str]) -> 
 
 
 def _greedy_cases() -> tuple[list[str], list[int]]:
-    """Positions from engine games (greedy moves mixed with random ones, so that odd
-    positions come up too), as base64 RefereeMessages (a Welcome per rule set, then a
+    """common.greedy_positions as base64 RefereeMessages (a Welcome per rule set, then a
     DecisionRequest per position), and the Python greedy_move's index for each."""
     lines: list[str] = []
     expected: list[int] = []
-
-    def put(message: rpb.RefereeMessage) -> None:
-        lines.append(base64.b64encode(message.SerializeToString()).decode())
-
-    decision_id = 0
-    for spec in CASE_RULES:
-        rules = parse_rules(spec)
-        put(rpb.RefereeMessage(welcome=rpb.Welcome(rules=rules_to_pb(rules), protocol_version=1)))
-        for seed in range(CASE_GAMES):
-            rng = random.Random(f"{spec}:{seed}")
-            state = GameState.new(rules, seed)
-            for _ in range(400):
-                if state.outcome is not None:
-                    break
-                view = observe(state, state.to_move)
-                choice = policies.greedy_move(view)
-                decision_id += 1
-                put(rpb.RefereeMessage(decision=rpb.DecisionRequest(
-                    decision_id=decision_id, observation=observation_to_pb(view), deadline_ms=1000)))
-                expected.append(list(view.legal_moves).index(choice))
-                state.apply(choice if rng.random() < 0.7 else rng.choice(view.legal_moves))
+    spec = None
+    for number, case in enumerate(greedy_positions(), start=1):
+        if case.spec != spec:
+            spec = case.spec
+            welcome = rpb.Welcome(protocol_version=1)
+            welcome.rules.ParseFromString(case.rules)
+            lines.append(base64.b64encode(rpb.RefereeMessage(welcome=welcome).SerializeToString()).decode())
+        decision = rpb.DecisionRequest(decision_id=number, deadline_ms=1000)
+        decision.observation.ParseFromString(case.observation)
+        lines.append(base64.b64encode(rpb.RefereeMessage(decision=decision).SerializeToString()).decode())
+        expected.append(case.index)
     return lines, expected
 
 
@@ -131,32 +110,7 @@ def test_typescript_greedy_chooses_what_python_greedy_chooses(
     assert not differences, f"{len(differences)} of {len(expected)} positions differ, first at {differences[:5]}"
 
 
-def hostile_good() -> BotManifest:
-    return BotManifest(name="hostile-good", command=(sys.executable, str(HOSTILE), "good"), workdir=HOSTILE.parent)
-
-
-def play(bots: list[BotManifest], rules: str, games: int, log_dir: Path) -> LocalMatch:
-    # Forfeit on any fault, so that a bad action cannot hide behind a substituted move.
-    config = MatchConfig(parse_rules(rules), [b.name for b in bots], TimeControl(), games, seed=7,
-                         policy=Policy.FORFEIT)
-    return asyncio.run(play_local_match(bots, config, log_dir=log_dir))
-
-
-@pytest.mark.parametrize(("rules", "seats", "games"), [("standard", 2, 2), ("skip-bo+4p", 4, 1)])
-def test_typescript_greedy_plays_through_the_referee(typescript_greedy: BotManifest, rules: str, seats: int,
-                                                     games: int, tmp_path: Path) -> None:
-    bots = [typescript_greedy if seat % 2 == 0 else hostile_good() for seat in range(seats)]
-    local = play(bots, rules, games, tmp_path)
-    logs = "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-2000:]}" for p in local.logs if p and p.exists())
-    match = local.match
-    assert match.state_name == "finished", logs
-    assert len(match.results) == games
-    for result in match.results:
-        assert result.outcome.ending.by_rules, f"game {result.game_number}: {result.outcome.reason}\n{logs}"
-    for seat in match.seats:
-        report = seat.report
-        assert (report.status, report.timeouts, report.illegal_moves, report.malformed, report.crashes) == \
-            ("done", 0, 0, 0, 0), f"seat {seat.index}: {report.faults}\n{logs}"
-        assert report.decisions > 0
-    assert [e.returncode for e in local.exits] == [0] * seats, logs
-    assert match.seats[0].report.version == "1.0.0" and match.seats[0].report.name == "typescript-greedy"
+@pytest.mark.parametrize(("rules", "seats", "games"), MATCHES)
+def test_typescript_greedy_plays_through_the_referee(typescript_greedy: BotManifest, rules: str, seats: int, games: int,
+                                               tmp_path: Path) -> None:
+    play_cleanly(typescript_greedy, rules, seats, games, tmp_path)

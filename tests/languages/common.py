@@ -1,0 +1,111 @@
+"""What every language's SDK test shares: the toolchain rule, the greedy parity positions,
+and the match through the real referee with its assertions.
+
+Toolchain rule: where a tool is missing the tests are skipped with the reason, except
+under CI (``CI=true``), where a missing toolchain is a failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import shutil
+import subprocess
+import sys
+from os import environ
+from pathlib import Path
+from typing import Iterator, NamedTuple
+
+import pytest
+
+from referee.local import LocalMatch, play_local_match
+from referee.match import MatchConfig, Policy, TimeControl
+from referee.rules import GameState, observe, parse_rules
+from referee.wire import observation_to_pb, rules_to_pb
+from spite_sdk import policies
+from tournaments.manifest import BotManifest
+
+REPO = Path(__file__).resolve().parents[2]
+HOSTILE = REPO / "tests" / "bots" / "hostile_bot.py"
+
+# Rule sets the greedy comparison draws positions from, and how many games of each.
+CASE_RULES = ("standard", "skip-bo+4p", "partners", "open-stock", "no-block", "kings-only", "classic-20", "3p")
+CASE_GAMES = 3
+MATCHES = [("standard", 2, 2), ("skip-bo+4p", 4, 1)]
+"""(rules, seats, games) each language's greedy bot plays through the referee."""
+
+
+def require(program: str, what: str, version_args: tuple[str, ...] = (), minimum: int | None = None) -> str:
+    """The path of ``program``, or skip (fail under CI) saying what is missing."""
+    path = shutil.which(program)
+    reason = f"{what} ({program}) is not on PATH"
+    if path is not None and minimum is not None:
+        output = subprocess.run([path, *version_args], capture_output=True, text=True).stdout
+        digits = "".join(c if c.isdigit() else " " for c in output).split()
+        if not digits or int(digits[0]) < minimum:
+            path, reason = None, f"{what} {minimum}+ is needed, found {output.strip()[:60]!r}"
+    if path is None:
+        if environ.get("CI") == "true":
+            pytest.fail(f"{reason}; CI must have it")
+        pytest.skip(reason)
+    return path
+
+
+class Position(NamedTuple):
+    spec: str
+    rules: bytes
+    """The wire RuleSet, serialized."""
+    observation: bytes
+    """The wire Observation of the seat to move, serialized."""
+    choice: str
+    """The Python greedy_move's choice, in notation."""
+    index: int
+    """Its index in the observation's legal moves."""
+
+
+def greedy_positions() -> Iterator[Position]:
+    """Positions from engine games, grouped by rule set, with the Python greedy_move's choice;
+    greedy moves are mixed with random ones so that odd positions come up too."""
+    for spec in CASE_RULES:
+        rules = parse_rules(spec)
+        wire_rules = rules_to_pb(rules).SerializeToString()
+        for seed in range(CASE_GAMES):
+            rng = random.Random(f"{spec}:{seed}")
+            state = GameState.new(rules, seed)
+            for _ in range(400):
+                if state.outcome is not None:
+                    break
+                view = observe(state, state.to_move)
+                choice = policies.greedy_move(view)
+                yield Position(spec, wire_rules, observation_to_pb(view).SerializeToString(), str(choice),
+                               view.legal_moves.index(choice))
+                state.apply(choice if rng.random() < 0.7 else rng.choice(view.legal_moves))
+
+
+def hostile_good() -> BotManifest:
+    """A raw-protocol Python bot that plays legal moves: the opponent in these matches."""
+    return BotManifest(name="hostile-good", command=(sys.executable, str(HOSTILE), "good"), workdir=HOSTILE.parent)
+
+
+def play_cleanly(bot: BotManifest, rules: str, seats: int, games: int, log_dir: Path) -> LocalMatch:
+    """``bot`` in the even seats, ``hostile_good`` in the odd ones, forfeit on any fault (so a
+    bad action cannot hide behind a substituted move); asserts every game ended by the rules,
+    no seat faulted, every process exited 0 and the bot introduced itself by its manifest."""
+    bots = [bot if seat % 2 == 0 else hostile_good() for seat in range(seats)]
+    config = MatchConfig(parse_rules(rules), [b.name for b in bots], TimeControl(), games, seed=5,
+                         policy=Policy.FORFEIT)
+    local = asyncio.run(play_local_match(bots, config, log_dir=log_dir))
+    logs = "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-2000:]}" for p in local.logs if p and p.exists())
+    match = local.match
+    assert match.state_name == "finished", logs
+    assert len(match.results) == games
+    for result in match.results:
+        assert result.outcome.ending.by_rules, f"game {result.game_number}: {result.outcome.reason}\n{logs}"
+    for seat in match.seats:
+        report = seat.report
+        assert (report.status, report.timeouts, report.illegal_moves, report.malformed, report.crashes) == \
+            ("done", 0, 0, 0, 0), f"seat {seat.index}: {report.faults}\n{logs}"
+        assert report.decisions > 0
+    assert [e.returncode for e in local.exits] == [0] * seats, logs
+    assert (match.seats[0].report.name, match.seats[0].report.version) == (bot.name, bot.version)
+    return local
