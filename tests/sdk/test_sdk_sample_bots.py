@@ -32,10 +32,13 @@ def replay_in_process(name: str, bot_seed: str, games: list[list[EngineMove]]) -
     """What the sample bot's class chooses in process, on engine observations, for the
     same games (the opponent's moves are deterministic)."""
     module = load_bot_module(name)
-    bot = module.GreedyBot() if name == "greedy" else getattr(module, f"{name.capitalize()}Bot")(bot_seed=bot_seed)
+    bot = getattr(module, f"{name.capitalize()}Bot")()
+    monkey = pytest.MonkeyPatch()
+    monkey.setenv("SPITE_BOT_SEED", bot_seed)
     chosen: list[list[EngineMove]] = []
     for game in range(len(games)):
         state = GameState.new(RULES, seed=100 + game, first_seat=game % 2)
+        bot.game_number = game  # what run() sets when a GameStart arrives
         bot.on_game_start(game, observe(state, BOT_SEAT))
         moves: list[EngineMove] = []
         chosen.append(moves)
@@ -45,6 +48,7 @@ def replay_in_process(name: str, bot_seed: str, games: list[list[EngineMove]]) -
             if state.to_move == BOT_SEAT:
                 moves.append(move)
             state.apply(move)
+    monkey.undo()
     return chosen
 
 

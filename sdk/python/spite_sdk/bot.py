@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import random
 import sys
 import time
 import traceback
@@ -180,6 +181,17 @@ class Bot:
     """The decision being made, while ``decide`` runs (the last one afterwards)."""
     game_number: int = 0
     """The current game's number within the match, from 0."""
+
+    @property
+    def rng(self) -> random.Random:
+        """This game's random numbers, reproducible: ``random.Random(f"{seed}:{game}")`` with
+        ``seed`` from ``SPITE_BOT_SEED`` (default 0), fresh at each game, so a run with the
+        same bot seed (in process or through the referee) makes the same choices."""
+        key = (os.environ.get("SPITE_BOT_SEED", "0"), self.game_number)
+        if getattr(self, "_rng_key", None) != key:
+            self._rng_key = key
+            self._rng = random.Random(f"{key[0]}:{key[1]}")
+        return self._rng
 
     @property
     def seat(self) -> int:
