@@ -347,7 +347,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("bots", nargs="+", metavar="BOT",
                       help="a sample bot name (greedy, random, naive), a bot.toml, a .py file, or a command line")
     _add_match_options(play)
-    play.add_argument("--replay-dir", help="write one replay file per game here")
+    play.add_argument("--replay-dir", default="replays",
+                      help="write one replay file per game here (default: ./replays; '' for none)")
     play.add_argument("--log-dir", help="write each bot's stdout/stderr here (capped)")
     play.add_argument("--plain", action="store_true", help="no live table (also when stdout is not a terminal)")
     play.add_argument("--json", action="store_true", help="print the match summary as JSON")
