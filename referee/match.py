@@ -496,7 +496,12 @@ class Match:
         for move in moves:
             start = len(state.log)
             try:
-                state.apply_checked(move, seat.index)
+                if applied:
+                    state.apply_checked(move, seat.index)
+                elif move in legal:  # the first move: the decision's own list, already built
+                    state.apply(move)
+                else:
+                    raise IllegalMoveError(state.why_illegal(move))
             except IllegalMoveError as error:
                 if applied:
                     await seat.send(rpb.RefereeMessage(result=rpb.ActionResult(
