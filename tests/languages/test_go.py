@@ -16,7 +16,6 @@ import base64
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +24,7 @@ import pytest
 
 from tournaments.manifest import BotManifest, load_manifest
 
-from .common import MATCHES, greedy_positions, play_cleanly
+from .common import MATCHES, greedy_positions, play_cleanly, require
 
 REPO = Path(__file__).resolve().parents[2]
 SDK = REPO / "sdk" / "go"
@@ -35,12 +34,7 @@ MANIFEST = REPO / "sample_bots" / "go-greedy" / "bot.toml"
 
 @pytest.fixture(scope="module")
 def go() -> str:
-    path = shutil.which("go")
-    if path is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("the Go toolchain (go) is not on PATH; CI must have it (Debian: golang-go)")
-        pytest.skip("the Go toolchain (go) is not on PATH")
-    return path
+    return require("go", "the Go toolchain (Debian: golang-go)")
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,6 @@ dependencies (a few minutes on two cores).
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -24,7 +23,7 @@ import pytest
 
 from tournaments.manifest import BotManifest, load_manifest
 
-from .common import MATCHES, greedy_positions, play_cleanly
+from .common import MATCHES, greedy_positions, play_cleanly, require
 
 REPO = Path(__file__).resolve().parents[2]
 SDK = REPO / "sdk" / "rust"
@@ -36,13 +35,7 @@ BUILD_TIMEOUT_S = 1500
 
 @pytest.fixture(scope="module")
 def cargo() -> str:
-    path = shutil.which("cargo")
-    if path is None:
-        reason = "the Rust toolchain (cargo) is not on PATH (rustup, or Debian: cargo)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{reason}; CI must have it")
-        pytest.skip(reason)
-    return path
+    return require("cargo", "the Rust toolchain (rustup, or Debian: cargo)")
 
 
 @pytest.fixture(scope="module")
