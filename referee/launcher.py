@@ -14,12 +14,21 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import os
+import resource
 import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 LOG_CAP = 256 * 1024
+LIMITS = {
+    resource.RLIMIT_CORE: 0,                   # no core dumps
+    resource.RLIMIT_FSIZE: 64 * 1024 * 1024,   # no file over 64 MiB (SIGXFSZ)
+    resource.RLIMIT_NOFILE: 1024,              # open files
+}
+"""Limits every bot process gets, whatever its language. Memory, CPU seconds and process
+counts are not limited yet: an address-space limit breaks the JVM, Node and Go, so they
+need per-language settings, and a process-count limit does not bind root."""
 _PR_SET_PDEATHSIG = 1
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _PASS_THROUGH = ("PATH", "LANG", "LC_ALL", "TZ", "JAVA_HOME", "GOROOT", "GOPATH", "GOCACHE", "CARGO_HOME",
@@ -126,12 +135,18 @@ class BotProcess:
 
 def die_with_parent() -> None:
     """In the child, before exec: get SIGKILL if the launching process dies (Linux
-    PR_SET_PDEATHSIG), so a killed referee or tournament worker leaves no bots behind."""
+    PR_SET_PDEATHSIG), so a killed referee or tournament worker leaves no bots behind;
+    and the resource limits every bot gets (see ``LIMITS``)."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):
         pass
+    for limit, value in LIMITS.items():
+        try:
+            resource.setrlimit(limit, (value, value))
+        except (ValueError, OSError):  # a hard limit already lower: keep it
+            pass
 
 
 def kill_group(pgid: int) -> None:

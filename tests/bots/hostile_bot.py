@@ -44,6 +44,10 @@ async def connect(address: str, token: str) -> grpc.aio.StreamStreamCall:
 async def main() -> int:
     if MODE == "exit-early":
         return 3
+    if MODE == "limits":
+        import resource
+        for name in ("RLIMIT_CORE", "RLIMIT_FSIZE", "RLIMIT_NOFILE"):
+            print(f"{name}={resource.getrlimit(getattr(resource, name))[0]}", file=sys.stderr, flush=True)
     address, token = os.environ["SPITE_ADDRESS"], os.environ["SPITE_TOKEN"]
     if MODE == "wrong-token":
         token = "not-the-token"
@@ -104,6 +108,10 @@ async def main() -> int:
                 for _ in range(500):
                     await call.write(action(did - 1, 0))
                 continue
+            if MODE == "big-file" and decisions == 2:
+                with open(os.path.join(os.environ["HOME"], "big.bin"), "wb") as out:
+                    for _ in range(100):
+                        out.write(b"x" * (1 << 20))
             if MODE == "crash-mid" and decisions == 3:
                 os._exit(7)
             if MODE == "disconnect-mid" and decisions == 3:

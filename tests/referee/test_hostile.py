@@ -159,3 +159,16 @@ def test_no_bot_process_survives_a_match(tmp_path: Path) -> None:
                     raise ProcessLookupError
             import time
             time.sleep(0.05)
+
+
+def test_bots_run_under_resource_limits(logs: Path) -> None:
+    """No core dumps, files capped at 64 MiB, 1024 open files: a bot writing a 100 MiB file
+    is stopped by the kernel (SIGXFSZ, or EFBIG where the runtime ignores that signal, as
+    CPython does) and loses the game."""
+    result = run_match([hostile("limits"), good()], log_dir=logs)
+    text = log_text(result, 0)
+    assert "RLIMIT_CORE=0" in text and f"RLIMIT_FSIZE={64 * 1024 * 1024}" in text and "RLIMIT_NOFILE=1024" in text
+    result = run_match([hostile("big-file"), good()], log_dir=logs)
+    outcome = only_game(result)
+    assert outcome.ending is Ending.CRASH and outcome.offender == 0, outcome
+    assert "File too large" in log_text(result, 0)
