@@ -10,11 +10,10 @@ from __future__ import annotations
 import asyncio
 import random
 import shutil
-import subprocess
 import sys
 from os import environ
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import Iterator, NamedTuple, NoReturn
 
 import pytest
 
@@ -35,19 +34,18 @@ MATCHES = [("standard", 2, 2), ("skip-bo+4p", 4, 1)]
 """(rules, seats, games) each language's greedy bot plays through the referee."""
 
 
-def require(program: str, what: str, version_args: tuple[str, ...] = (), minimum: int | None = None) -> str:
-    """The path of ``program``, or skip (fail under CI) saying what is missing."""
+def unavailable(reason: str) -> NoReturn:
+    """A toolchain is missing: skip with the reason, or fail under CI (CI=true)."""
+    if environ.get("CI") == "true":
+        pytest.fail(f"{reason}; CI must have it")
+    pytest.skip(reason)
+
+
+def require(program: str, what: str) -> str:
+    """The path of ``program``, or :func:`unavailable` saying what is missing."""
     path = shutil.which(program)
-    reason = f"{what} ({program}) is not on PATH"
-    if path is not None and minimum is not None:
-        output = subprocess.run([path, *version_args], capture_output=True, text=True).stdout
-        digits = "".join(c if c.isdigit() else " " for c in output).split()
-        if not digits or int(digits[0]) < minimum:
-            path, reason = None, f"{what} {minimum}+ is needed, found {output.strip()[:60]!r}"
     if path is None:
-        if environ.get("CI") == "true":
-            pytest.fail(f"{reason}; CI must have it")
-        pytest.skip(reason)
+        unavailable(f"{what} ({program}) is not on PATH")
     return path
 
 
