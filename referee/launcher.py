@@ -1,12 +1,15 @@
-"""Launching bot processes: own process group, clean environment, capped logs, no survivors.
+"""Launching bot processes: sandboxed, limited, paused between decisions, and no survivors.
 
 Each bot runs in a new session (so its own process group), with an environment
 holding only what it needs (PATH, HOME, LANG, the referee's address, its seat token,
-its bot seed, and its manifest's ``env``). Its stdout and stderr go to one log file
-(stderr alone for a stdio bot, whose stdin and stdout carry the protocol), cut at
-``log_cap`` bytes (the rest is counted and dropped, and the pipe is still
-drained so a chatty bot never blocks). ``stop()`` kills the whole group, children and
-grandchildren included.
+its bot seed, and its manifest's ``env``), under the machine's sandbox
+(:mod:`referee.sandbox`: bubblewrap where it works, else the clearly labelled insecure
+mode) and its resource limits (cgroups where writable, else rlimits). Its stdout and
+stderr go to one log file (stderr alone for a stdio bot, whose stdin and stdout carry
+the protocol), cut at ``log_cap`` bytes (the rest is counted and dropped, and the pipe
+is still drained so a chatty bot never blocks). ``pause()``/``resume()`` freeze and thaw
+the whole bot, ``cpu_seconds()`` is the CPU time of everything it ran, and ``stop()``
+kills all of it, children and grandchildren included.
 """
 
 from __future__ import annotations
@@ -16,9 +19,13 @@ import ctypes
 import os
 import resource
 import signal
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
+
+from .sandbox import (BotCgroup, Isolation, Limits, SandboxError, SandboxMode, bwrap_command, bwrap_returncode,
+                      child_rlimits, default_limits, descendants, detect, process_cpu_seconds)
 
 LOG_CAP = 256 * 1024
 LIMITS = {
@@ -26,11 +33,11 @@ LIMITS = {
     resource.RLIMIT_FSIZE: 64 * 1024 * 1024,   # no file over 64 MiB (SIGXFSZ)
     resource.RLIMIT_NOFILE: 1024,              # open files
 }
-"""Limits every bot process gets, whatever its language. Memory, CPU seconds and process
-counts are not limited yet: an address-space limit breaks the JVM, Node and Go, so they
-need per-language settings, and a process-count limit does not bind root."""
+"""The limits every bot process gets whatever its language and manifest; the rest (memory,
+CPU seconds, processes, open files) come from its :class:`referee.sandbox.Limits`."""
 _PR_SET_PDEATHSIG = 1
-_CLK_TCK = os.sysconf("SC_CLK_TCK")
+_SCAN_AGE = 1.0
+"""Without cgroups, how old (seconds) the list of a bot's processes may be at a decision."""
 _PASS_THROUGH = ("PATH", "LANG", "LC_ALL", "TZ", "JAVA_HOME", "GOROOT", "GOPATH", "GOCACHE", "CARGO_HOME",
                  "RUSTUP_HOME", "NODE_PATH", "VIRTUAL_ENV", "PYENV_ROOT", "PYENV_VERSION",
                  "SPITE_LOG_LEVEL", "SPITE_CONNECT_TIMEOUT")
@@ -42,14 +49,23 @@ class ExitInfo:
     cpu_seconds: float
     log_bytes: int
     log_dropped: int
+    limit: str = ""
+    """Which limit ended the bot, where the launcher can tell (e.g. the memory limit)."""
+    sandbox: str = ""
+    """The sandbox mode it ran in: ``bubblewrap`` or ``insecure``."""
 
 
 class BotProcess:
-    """One running bot."""
+    """One running bot.
+
+    ``isolation`` (its private home, the referee's socket directory, paths to hide) turns on
+    the machine's sandbox; without it the bot runs as before, in its own process group with
+    rlimits only. ``limits`` default to those of ``language``."""
 
     def __init__(self, name: str, command: Sequence[str], workdir: Path, env: dict[str, str],
                  log_path: Path | None, log_cap: int = LOG_CAP, stdio: bool = False,
-                 line_limit: int = 64 * 1024) -> None:
+                 line_limit: int = 64 * 1024, *, limits: Limits | None = None, language: str = "",
+                 isolation: Isolation | None = None, mode: SandboxMode | None = None) -> None:
         self.stdio = stdio
         self.line_limit = line_limit
         self.name = name
@@ -58,9 +74,16 @@ class BotProcess:
         self.env = env
         self.log_path = log_path
         self.log_cap = log_cap
+        self.language = language
+        self.limits = limits or default_limits(language)
+        self.isolation = isolation
+        self.mode = mode or detect() if isolation is not None else None
         self.process: asyncio.subprocess.Process | None = None
+        self.cgroup: BotCgroup | None = None
         self._drain: asyncio.Task[tuple[int, int]] | None = None
         self._cpu = 0.0
+        self._scanned: list[int] = []
+        self._scanned_at = 0.0
 
     @classmethod
     def clean_env(cls, extra: dict[str, str]) -> dict[str, str]:
@@ -72,13 +95,30 @@ class BotProcess:
         env.update(extra)
         return env
 
+    @property
+    def sandboxed(self) -> bool:
+        """Whether the bot runs under bubblewrap."""
+        return self.mode is not None and self.mode.isolated
+
     async def start(self) -> None:
+        self.cgroup = BotCgroup(self.name, self.limits) if self.isolation is not None else None
+        command = self.command
+        if self.sandboxed and self.mode is not None and self.isolation is not None:
+            command = bwrap_command(self.mode, self.command, self.workdir, self.isolation)
+        rlimits = child_rlimits(self.limits, self.language, self.cgroup) if self.isolation is not None \
+            else list(LIMITS.items())
+        joins = self.cgroup.join_paths() if self.cgroup else []
         pipe = asyncio.subprocess.PIPE
-        self.process = await asyncio.create_subprocess_exec(
-            *self.command, cwd=self.workdir, env=self.env,
-            stdin=pipe if self.stdio else asyncio.subprocess.DEVNULL, stdout=pipe,
-            stderr=pipe if self.stdio else asyncio.subprocess.STDOUT, start_new_session=True,
-            preexec_fn=die_with_parent, limit=self.line_limit + 1)
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *command, cwd=self.workdir, env=self.env,
+                stdin=pipe if self.stdio else asyncio.subprocess.DEVNULL, stdout=pipe,
+                stderr=pipe if self.stdio else asyncio.subprocess.STDOUT, start_new_session=True,
+                preexec_fn=lambda: _in_child(rlimits, joins), limit=self.line_limit + 1)
+        except BaseException:
+            if self.cgroup is not None:
+                self.cgroup.remove()
+            raise
         self._drain = asyncio.get_running_loop().create_task(self._drain_output())
 
     async def _drain_output(self) -> tuple[int, int]:
@@ -107,42 +147,121 @@ class BotProcess:
     def pid(self) -> int | None:
         return self.process.pid if self.process else None
 
+    async def wait(self) -> int | None:
+        """Wait for the bot to exit; its exit status as Popen gives it (-N: killed by signal N)."""
+        if self.process is None:
+            return None
+        returncode = await self.process.wait()
+        return bwrap_returncode(returncode) if self.sandboxed else returncode
+
+    def _members(self, max_age: float = 0.0) -> list[int]:
+        """The bot's live processes: the cgroup's, else a scan of /proc for the processes below
+        it (a few ms on a busy machine, so callers at every decision accept one ``max_age``
+        seconds old)."""
+        if self.cgroup is not None and self.cgroup.dirs:
+            return self.cgroup.pids()
+        now = time.monotonic()
+        if self.pid is not None and (not self._scanned or now - self._scanned_at > max_age):
+            self._scanned = descendants(self.pid) or [self.pid]
+            self._scanned_at = now
+        return self._scanned
+
     def cpu_seconds(self) -> float:
-        """CPU time of the bot process and its reaped children, from /proc (Linux)."""
+        """CPU time of the whole bot so far: every process and thread it ran (the cgroup's
+        cpuacct.usage where there is one; else the live processes under it and their reaped
+        children, from /proc). Cheap enough to read at every decision."""
         if self.pid is None:
             return self._cpu
-        try:
-            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            self._cpu = sum(int(x) for x in fields[11:15]) / _CLK_TCK
-        except (OSError, IndexError, ValueError):
-            pass
+        if self.process is not None and self.process.returncode is not None:
+            return self._cpu
+        measured = self.cgroup.cpu_seconds() if self.cgroup is not None else None
+        if measured is None:
+            measured = process_cpu_seconds(self._members(max_age=_SCAN_AGE))
+        self._cpu = max(self._cpu, measured)
         return self._cpu
 
+    def pause(self) -> None:
+        """Freeze the whole bot (cgroup freezer, else SIGSTOP to each of its processes)."""
+        self._signal_all(signal.SIGSTOP, freeze=True)
+
+    def resume(self) -> None:
+        """Thaw what :meth:`pause` froze."""
+        self._signal_all(signal.SIGCONT, freeze=False)
+
+    def _signal_all(self, signum: int, freeze: bool) -> None:
+        if self.process is None or self.process.returncode is not None:
+            return
+        if self.cgroup is not None and (self.cgroup.freeze() if freeze else self.cgroup.thaw()):
+            return
+        if not self.sandboxed:
+            try:
+                os.killpg(self.process.pid, signum)
+            except (ProcessLookupError, PermissionError):
+                pass
+            return
+        for pid in self._members(max_age=_SCAN_AGE):  # bwrap starts the bot in a session of its own
+            try:
+                os.kill(pid, signum)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def limit_hit(self) -> str:
+        """Which cgroup limit the bot ran into so far ("" if none, or no cgroup): the memory
+        limit (a process was OOM-killed) before the process limit (a fork or thread refused)."""
+        if self.cgroup is None:
+            return ""
+        if self.cgroup.oom_kills():
+            return f"the memory limit ({self.limits.memory_mb} MiB)"
+        if self.cgroup.process_limit_hits():
+            return f"the process limit ({self.limits.processes} processes and threads)"
+        return ""
+
     async def stop(self, grace: float = 2.0) -> ExitInfo:
-        """Wait up to ``grace`` seconds for a clean exit, then kill the whole process group."""
+        """Wait up to ``grace`` seconds for a clean exit, then kill everything the bot ran."""
         if self.process is None:
             return ExitInfo(None, 0.0, 0, 0)
+        self.resume()  # a frozen bot can neither exit nor die
         cpu = self.cpu_seconds()
         try:
             await asyncio.wait_for(self.process.wait(), grace)
         except (asyncio.TimeoutError, TimeoutError):
             pass
         kill_group(self.process.pid)
-        returncode = await self.process.wait()
+        limit = self.limit_hit()
+        if self.cgroup is not None:
+            cpu = max(cpu, self.cgroup.cpu_seconds() or 0.0)
+            await asyncio.get_running_loop().run_in_executor(None, self.cgroup.remove)
+        returncode = await self.wait()
+        if not limit and returncode == -signal.SIGXCPU:
+            limit = f"the CPU time limit ({self.limits.cpu_seconds} s)"
         written, dropped = await self._drain if self._drain else (0, 0)
-        return ExitInfo(returncode, cpu, written, dropped)
+        self._cpu = cpu
+        return ExitInfo(returncode, cpu, written, dropped, limit, self.mode.name if self.mode else "")
 
 
-def die_with_parent() -> None:
+def _in_child(rlimits: list[tuple[int, int]], cgroup_procs: list[str]) -> None:
+    """In the child, before exec: join the bot's cgroups, then :func:`die_with_parent` with
+    ``rlimits``. Only async-signal-tolerant work here (the parent has threads)."""
+    pid = str(os.getpid()).encode()
+    for path in cgroup_procs:
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            os.write(fd, pid)
+        finally:
+            os.close(fd)
+    die_with_parent(rlimits)
+
+
+def die_with_parent(rlimits: Sequence[tuple[int, int]] | None = None) -> None:
     """In the child, before exec: get SIGKILL if the launching process dies (Linux
     PR_SET_PDEATHSIG), so a killed referee or tournament worker leaves no bots behind;
-    and the resource limits every bot gets (see ``LIMITS``)."""
+    and the resource limits (``LIMITS`` unless ``rlimits`` are given)."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):
         pass
-    for limit, value in LIMITS.items():
+    for limit, value in (rlimits if rlimits is not None else list(LIMITS.items())):
         try:
             resource.setrlimit(limit, (value, value))
         except (ValueError, OSError):  # a hard limit already lower: keep it
@@ -155,3 +274,6 @@ def kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+__all__ = ["BotProcess", "ExitInfo", "LIMITS", "LOG_CAP", "SandboxError", "die_with_parent", "kill_group"]

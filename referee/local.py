@@ -1,21 +1,25 @@
-"""Play one match on this machine: a referee in process, each bot a subprocess.
+"""Play one match on this machine: a referee in process, each bot a sandboxed subprocess.
 
 Used by ``spite play`` and by the tournament runner. The referee listens on a Unix
-socket in a private temporary directory (fast, and not reachable from the network).
+socket in a private temporary directory (fast, and not reachable from the network);
+each bot gets a private home next to it and runs under the machine's sandbox
+(:mod:`referee.sandbox`), which binds only the socket's directory into the bot's view.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable, Sequence
+from typing import AsyncIterator, Awaitable, Callable, Sequence
 
 from tournaments.manifest import BotManifest
 
 from .launcher import BotProcess, ExitInfo
 from .match import Match, MatchConfig, Seat
+from .sandbox import Isolation, default_limits, detect, runtime_hints
 from .server import RunningReferee, start_referee, unix_address
 from .stdio import serve_stdio_seat
 
@@ -29,43 +33,57 @@ class LocalMatch:
 
 async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, log_dir: Path | None = None,
                            bot_seed: int = 0, referee: RunningReferee | None = None,
-                           on_start: Callable[[Match], Awaitable[None] | None] | None = None) -> LocalMatch:
+                           on_start: Callable[[Match], Awaitable[None] | None] | None = None,
+                           hide: Sequence[Path] = ()) -> LocalMatch:
     """Run ``config`` with ``bots`` (one per seat, in seat order) and wait for the end.
 
-    Every bot process group is killed when the match ends, whatever happened.
+    Every bot process group is killed when the match ends, whatever happened. Under
+    bubblewrap no bot can read ``log_dir``, the replay directory, the paths in ``hide``
+    (e.g. the tournament store) or another seat's home.
     """
     with tempfile.TemporaryDirectory(prefix="spite-") as scratch:
+        root = Path(scratch)
+        sockets = root / "referee"
+        sockets.mkdir()
         own_referee = referee is None
         if referee is None:
-            referee = await start_referee(unix_address(Path(scratch)))
+            referee = await start_referee(unix_address(sockets))
         processes: list[BotProcess] = []
         watchers: list[asyncio.Task[None]] = []
         try:
-            match = referee.arena.create(config)
-            if on_start is not None:
-                result = on_start(match)
-                if asyncio.iscoroutine(result):
-                    await result
-            for seat in match.seats:
-                match.expect_process(seat)
-            for seat, bot in zip(match.seats, bots):
-                log_path = log_dir / f"{match.match_id}-seat{seat.index}-{bot.name}.log" if log_dir else None
-                if log_dir:
-                    log_dir.mkdir(parents=True, exist_ok=True)
-                stdio = bot.transport == "stdio"
-                settings = {"SPITE_TOKEN": seat.token, "SPITE_BOT_SEED": str(bot_seed), "HOME": scratch}
-                if not stdio:
-                    settings["SPITE_ADDRESS"] = referee.address
-                env = BotProcess.clean_env({**bot.env, **settings})
-                process = BotProcess(bot.name, bot.command, bot.workdir, env, log_path, stdio=stdio)
-                processes.append(process)
-                await process.start()
-                loop = asyncio.get_running_loop()
-                watchers.append(loop.create_task(_watch(match, seat, process)))
-                if stdio:
-                    watchers.append(loop.create_task(serve_stdio_seat(
-                        referee.arena, match, seat, process, config.time_control.connect_ms / 1000)))
-            await match.finished.wait()
+            async with _reachable(referee.address, sockets) as (address, socket_dir):
+                match = referee.arena.create(config)
+                if on_start is not None:
+                    result = on_start(match)
+                    if asyncio.iscoroutine(result):
+                        await result
+                for seat in match.seats:
+                    match.expect_process(seat)
+                hidden = tuple(p for p in (log_dir, config.replay_dir, *hide) if p is not None)
+                for seat, bot in zip(match.seats, bots):
+                    log_path = log_dir / f"{match.match_id}-seat{seat.index}-{bot.name}.log" if log_dir else None
+                    if log_dir:
+                        log_dir.mkdir(parents=True, exist_ok=True)
+                    stdio = bot.transport == "stdio"
+                    home = root / f"seat{seat.index}"
+                    home.mkdir(mode=0o700)
+                    settings = {"SPITE_TOKEN": seat.token, "SPITE_BOT_SEED": str(bot_seed), "HOME": str(home)}
+                    if not stdio:
+                        settings["SPITE_ADDRESS"] = address
+                    hints = runtime_hints(bot.language, bot.limits or default_limits(bot.language))
+                    env = BotProcess.clean_env({**hints, **bot.env, **settings})
+                    isolation = Isolation(home=home, socket_dir=None if stdio else socket_dir, hidden=hidden)
+                    process = BotProcess(bot.name, bot.command, bot.workdir, env, log_path, stdio=stdio,
+                                         limits=bot.limits, language=bot.language, isolation=isolation)
+                    processes.append(process)
+                    await process.start()
+                    match.bind_process(seat, process)
+                    loop = asyncio.get_running_loop()
+                    watchers.append(loop.create_task(_watch(match, seat, process)))
+                    if stdio:
+                        watchers.append(loop.create_task(serve_stdio_seat(
+                            referee.arena, match, seat, process, config.time_control.connect_ms / 1000)))
+                await match.finished.wait()
         finally:
             for watcher in watchers:
                 watcher.cancel()
@@ -77,4 +95,46 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
 
 async def _watch(match: Match, seat: Seat, process: BotProcess) -> None:
     if process.process is not None:
-        match.seat_exited(seat, await process.process.wait())
+        code = await process.wait()
+        match.seat_exited(seat, code, process.limit_hit())
+
+
+@contextlib.asynccontextmanager
+async def _reachable(address: str, sockets: Path) -> AsyncIterator[tuple[str, Path]]:
+    """The address bots are given and the directory to bind into their sandbox: the referee's
+    own Unix socket, or, for a referee on TCP under bubblewrap (where bots have no network),
+    a relay socket in ``sockets`` forwarding to it."""
+    if address.startswith("unix:"):
+        yield address, Path(address[len("unix:"):]).parent
+        return
+    if not detect().isolated:
+        yield address, sockets
+        return
+    host, _, port = address.rpartition(":")
+    host = host.strip("[]")
+
+    async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            upstream_reader, upstream_writer = await asyncio.open_connection(host, int(port))
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(_pump(reader, upstream_writer), _pump(upstream_reader, writer))
+
+    path = sockets / "relay.sock"
+    server = await asyncio.start_unix_server(relay, path=str(path))
+    try:
+        yield f"unix:{path}", sockets
+    finally:
+        server.close()
+
+
+async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    except (ConnectionError, OSError):
+        pass
+    finally:
+        writer.close()

@@ -42,6 +42,11 @@ PROCESS_EXIT_WAIT_S = 1.0
 """After a stream ends, how long to wait for the bot's process to exit (to report its status)."""
 MAX_INBOX = 64
 """Unanswered messages a bot may queue before it counts as flooding."""
+LAG_LIMIT_MS = 250
+"""A timeout is the platform's fault, not the bot's, when the referee's own event loop ran
+this late during the decision (its timer fired late, or the lag monitor saw a stall)."""
+LAG_PROBE_S = 0.05
+"""How often the lag monitor wakes to measure the event loop's lateness."""
 
 
 def _cut(text: str, limit: int) -> str:
@@ -49,16 +54,19 @@ def _cut(text: str, limit: int) -> str:
     return text.encode()[:limit].decode(errors="ignore")
 
 
-def describe_exit(returncode: int | None) -> str:
-    """'the bot process exited with code 7' / 'was killed by SIGKILL (out of memory?)'."""
+def describe_exit(returncode: int | None, limit: str = "") -> str:
+    """'the bot process exited with code 7' / 'was killed by SIGKILL: it hit the memory limit
+    (512 MiB)' (``limit``: what the sandbox saw it run into) / '... (out of memory?)'."""
     if returncode is not None and returncode < 0:
         try:
             name = signal.Signals(-returncode).name
         except ValueError:
             name = f"signal {-returncode}"
+        if limit:
+            return f"the bot process was killed by {name}: it hit {limit}"
         hint = " (out of memory, or a resource limit?)" if name in ("SIGKILL", "SIGXCPU", "SIGSEGV") else ""
         return f"the bot process was killed by {name}{hint}"
-    return f"the bot process exited with code {returncode}"
+    return f"the bot process exited with code {returncode}" + (f" after it hit {limit}" if limit else "")
 
 
 @dataclass(frozen=True)
@@ -94,6 +102,56 @@ class Policy(enum.Enum):
     SUBSTITUTE = "substitute"
     """The referee plays the last legal move (a discard or pass: it ends the turn) and
     counts a strike; the third strike in a game forfeits it."""
+
+
+class Thinking(enum.Enum):
+    """May a bot compute while it is not its decision (docs/security.md)?"""
+
+    ALLOWED = "allowed"
+    """Bots run all the time, as on a bot's own machine."""
+    FROZEN = "frozen"
+    """A launched bot is paused (cgroup freezer or SIGSTOP) from its answer until its next
+    decision, so it cannot think on the opponent's time or steal the opponent's CPU."""
+
+
+class RefereeLag(RuntimeError):
+    """The referee itself was too late to judge a deadline: the match is void, not lost."""
+
+
+class ProcessControl(Protocol):
+    """What the match may do to a seat's bot process (:class:`referee.launcher.BotProcess`)."""
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+    def cpu_seconds(self) -> float: ...
+
+
+class LagMonitor:
+    """Measures how late the event loop runs: a task that sleeps ``LAG_PROBE_S`` and keeps
+    the worst overshoot since the last :meth:`take`."""
+
+    def __init__(self) -> None:
+        self.worst_ms = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._probe())
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _probe(self) -> None:
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(LAG_PROBE_S)
+            self.worst_ms = max(self.worst_ms, (time.monotonic() - before - LAG_PROBE_S) * 1000)
+
+    def take(self) -> float:
+        worst, self.worst_ms = self.worst_ms, 0.0
+        return worst
 
 
 class Fault(enum.Enum):
@@ -140,6 +198,10 @@ class MatchConfig:
     probe_timeout: tuple[int, int] | None = None
     """Conformance checks only: (seat, n) closes that seat's n-th decision (1-based) at
     once, as a timeout, so the kit can see the bot survive a rejection of its answer."""
+    thinking: Thinking = Thinking.ALLOWED
+    """Whether launched bots run between their decisions (see :class:`Thinking`)."""
+    lag_limit_ms: int = LAG_LIMIT_MS
+    """Referee lateness over which a timeout voids the match instead of losing it."""
 
     def __post_init__(self) -> None:
         if len(self.seat_names) != self.rules.players:
@@ -164,21 +226,30 @@ class SeatReport:
     crashes: int = 0
     decisions: int = 0
     decision_us: list[int] = field(default_factory=list)
+    decision_cpu_us: list[int] = field(default_factory=list)
+    """CPU time the bot's processes used per decision (launched bots only): next to the wall
+    time, it tells a slow machine (wall high, CPU low) from a slow bot (both high)."""
     faults: list[str] = field(default_factory=list)
     """Each fault's reason, in order (kept to the first 100)."""
 
     def percentile_us(self, q: float) -> int:
-        if not self.decision_us:
-            return 0
-        ordered = sorted(self.decision_us)
-        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+        return _percentile(self.decision_us, q)
 
     def to_dict(self) -> dict[str, Any]:
         return {"seat": self.seat, "name": self.name, "version": self.version, "status": self.status,
                 "timeouts": self.timeouts, "illegal_moves": self.illegal_moves, "malformed": self.malformed,
                 "crashes": self.crashes, "decisions": self.decisions,
                 "decision_us_p50": self.percentile_us(0.5), "decision_us_p99": self.percentile_us(0.99),
-                "faults": self.faults}
+                "cpu_us_p50": _percentile(self.decision_cpu_us, 0.5),
+                "cpu_us_p99": _percentile(self.decision_cpu_us, 0.99),
+                "cpu_us_total": sum(self.decision_cpu_us), "faults": self.faults}
+
+
+def _percentile(values: list[int], q: float) -> int:
+    if not values:
+        return 0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 @dataclass
@@ -209,7 +280,20 @@ class Seat:
         self.gone: Closed | None = None
         self.loss_recorded = False
         self.process_exit: asyncio.Future[int | None] | None = None
+        self.process: ProcessControl | None = None
+        self.exit_limit = ""
+        self.paused = False
         self.decided_before = False
+
+    def pause(self) -> None:
+        if self.process is not None and not self.paused:
+            self.process.pause()
+            self.paused = True
+
+    def resume(self) -> None:
+        if self.process is not None and self.paused:
+            self.process.resume()
+            self.paused = False
 
     async def send(self, message: rpb.RefereeMessage) -> None:
         if self.channel is None or self.gone is not None:
@@ -242,6 +326,9 @@ class Match:
         self._decision_id = 0
         self.game_number = 0
         self.state: GameState | None = None
+        self.void_reason = ""
+        """Why the match is void (``state_name == "void"``): the platform failed, not a bot."""
+        self.lag = LagMonitor()
 
     # -- connection -----------------------------------------------------------------------
 
@@ -263,13 +350,20 @@ class Match:
         """The seat's bot is a process this referee launched: report its exit in reasons."""
         seat.process_exit = asyncio.get_running_loop().create_future()
 
-    def seat_exited(self, seat: Seat, returncode: int | None) -> None:
-        """The launcher saw the seat's process exit; before the match ended, that is a crash."""
+    def bind_process(self, seat: Seat, process: ProcessControl) -> None:
+        """The seat's bot is ``process``: measure its CPU per decision, and pause it between
+        decisions when the match is played with ``Thinking.FROZEN``."""
+        seat.process = process
+
+    def seat_exited(self, seat: Seat, returncode: int | None, limit: str = "") -> None:
+        """The launcher saw the seat's process exit (after running into ``limit``, if the
+        sandbox saw one); before the match ended, that is a crash."""
+        seat.exit_limit = limit
         if seat.process_exit is not None and not seat.process_exit.done():
             seat.process_exit.set_result(returncode)
         if self.finished.is_set():
             return
-        closed = Closed(Ending.CRASH, describe_exit(returncode)
+        closed = Closed(Ending.CRASH, describe_exit(returncode, limit)
                         + ("" if seat.connected.is_set() else " before connecting"))
         if seat.connected.is_set():
             seat.deliver(closed)
@@ -281,15 +375,23 @@ class Match:
     # -- the match ------------------------------------------------------------------------
 
     async def run(self) -> None:
+        self.lag.start()
         try:
             await self._run()
         except asyncio.CancelledError:
             self.state_name = "aborted"
             raise
+        except RefereeLag as error:
+            log.warning("match %s void: %s", self.match_id, error)
+            self.state_name = "void"
+            self.void_reason = str(error)
         except Exception:
             log.exception("match %s failed", self.match_id)
             self.state_name = "aborted"
         finally:
+            self.lag.stop()
+            for seat in self.seats:
+                seat.resume()  # a frozen bot must be able to see the end and exit
             self.finished.set()
             for seat in self.seats:
                 if seat.channel is not None:
@@ -405,10 +507,13 @@ class Match:
         tc = self.config.time_control
         base_ms = tc.decision_ms if seat.decided_before else max(tc.decision_ms, tc.connect_ms)
         seat.decided_before = True
+        seat.resume()
+        self.lag.take()
         await seat.send(rpb.RefereeMessage(decision=rpb.DecisionRequest(
             decision_id=decision_id, game_number=self.game_number, observation=observation_to_pb(view),
             deadline_ms=base_ms, bank_ms=bank[seat.index])))
         started = time.monotonic()
+        cpu_started = seat.process.cpu_seconds() if seat.process is not None else 0.0
         deadline = started + (base_ms + bank[seat.index]) / 1000
         if self.config.probe_timeout == (seat.index, seat.report.decisions + 1):
             deadline = started
@@ -443,7 +548,12 @@ class Match:
                                                f"(the open decision is {decision_id})")
             else:
                 action = item.action
-        elapsed_ms = (time.monotonic() - started) * 1000
+        ended = time.monotonic()
+        elapsed_ms = (ended - started) * 1000
+        if seat.process is not None:
+            seat.report.decision_cpu_us.append(int(max(0.0, seat.process.cpu_seconds() - cpu_started) * 1e6))
+            if self.config.thinking is Thinking.FROZEN and seat.gone is None:
+                seat.pause()
         bank[seat.index] = max(0, int(bank[seat.index] - max(0.0, elapsed_ms - base_ms)))
         seat.report.decisions += 1
         seat.report.decision_us.append(int(elapsed_ms * 1000))
@@ -451,6 +561,11 @@ class Match:
             self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)
             return
         if action is None and fault is None:
+            lag_ms = max(self.lag.take(), (ended - deadline) * 1000)
+            if lag_ms > self.config.lag_limit_ms and deadline > started:
+                raise RefereeLag(f"the referee ran {lag_ms:.0f} ms late during seat {seat.index}'s decision "
+                                 f"{decision_id} (limit {self.config.lag_limit_ms} ms): its timeout cannot be "
+                                 f"blamed on the bot")
             fault = (Fault.TIMEOUT, f"no answer to decision {decision_id} within {base_ms} ms "
                                     f"plus the time bank")
         if fault is None and action is not None:
@@ -467,7 +582,7 @@ class Match:
             code = await asyncio.wait_for(asyncio.shield(seat.process_exit), PROCESS_EXIT_WAIT_S)
         except (asyncio.TimeoutError, TimeoutError):
             return closed
-        return Closed(Ending.CRASH, describe_exit(code))
+        return Closed(Ending.CRASH, describe_exit(code, seat.exit_limit))
 
     async def _apply_action(self, state: GameState, seat: Seat, decision_id: int, action: rpb.Action,
                             legal: tuple[Move, ...], elapsed_us: int,
@@ -562,7 +677,8 @@ class Match:
 
     def status_pb(self) -> rpb.MatchStatus:
         states = {"waiting": rpb.MATCH_STATE_WAITING, "running": rpb.MATCH_STATE_RUNNING,
-                  "finished": rpb.MATCH_STATE_FINISHED, "aborted": rpb.MATCH_STATE_ABORTED}
+                  "finished": rpb.MATCH_STATE_FINISHED, "aborted": rpb.MATCH_STATE_ABORTED,
+                  "void": rpb.MATCH_STATE_ABORTED}
         statuses = {"pending": rpb.SEAT_STATUS_PENDING, "active": rpb.SEAT_STATUS_ACTIVE, "done": rpb.SEAT_STATUS_DONE,
                     "error": rpb.SEAT_STATUS_ERROR, "invalid": rpb.SEAT_STATUS_INVALID,
                     "timeout": rpb.SEAT_STATUS_TIMEOUT}
@@ -584,7 +700,8 @@ class Match:
     def summary(self) -> dict[str, Any]:
         """The whole result as plain data (for the tournament store and --json output)."""
         return {"match_id": self.match_id, "state": self.state_name, "rules": self.rules.name,
-                "seed": self.config.seed, "seats": [s.report.to_dict() for s in self.seats],
+                "seed": self.config.seed, "thinking": self.config.thinking.value, "void_reason": self.void_reason,
+                "seats": [s.report.to_dict() for s in self.seats],
                 "games": [g.to_dict() for g in self.results],
                 "points": list(self.match_over.points) if self.match_over else [],
                 "winners": list(self.match_over.winners) if self.match_over else []}

@@ -11,6 +11,11 @@ A manifest::
     transport = "grpc"                 # or "stdio"
     [env]                              # optional extra environment for the bot
     GOMAXPROCS = "1"
+    [limits]                           # optional; defaults per language (referee.sandbox.LANGUAGE_LIMITS)
+    memory_mb = 512                    # resident memory (cgroup), or address space (RLIMIT_AS) without one
+    cpu_seconds = 600                  # CPU seconds per process over the match
+    processes = 128                    # processes and threads of the whole bot
+    open_files = 1024
 
 ``{python}`` is the interpreter running Spite Arena, ``{dir}`` the manifest's directory.
 Every problem is a :class:`ManifestError` naming the bot and the field, raised before
@@ -29,6 +34,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from referee.sandbox import Limits, limits_from_table
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_BOTS = REPO_ROOT / "sample_bots"
@@ -52,6 +59,8 @@ class BotManifest:
     env: dict[str, str] = field(default_factory=dict)
     path: Path | None = None
     """The bot.toml this came from (None for a bare command line)."""
+    limits: Limits | None = None
+    """Resource limits from ``[limits]`` over the language's defaults (None: the defaults)."""
 
     def fingerprint(self) -> str:
         """SHA-256 over the manifest and the files of its directory (not build output caches)."""
@@ -112,7 +121,7 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ManifestError(f"{path}: field 'name' is required (a non-empty string)")
-    known = {"name", "version", "language", "command", "workdir", "build", "transport", "env"}
+    known = {"name", "version", "language", "command", "workdir", "build", "transport", "env", "limits"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ManifestError(f"bot {name!r} ({path}): unknown field(s) {unknown}; known: {sorted(known)}")
@@ -135,10 +144,18 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
     build = data.get("build", "")
     if not isinstance(build, str):
         raise ManifestError(f"bot {name!r} ({path}): field 'build' must be a string")
+    language = str(data.get("language", ""))
+    table = data.get("limits", {})
+    if not isinstance(table, dict):
+        raise ManifestError(f"bot {name!r} ({path}): field 'limits' must be a table")
+    try:
+        limits = limits_from_table(language, table)
+    except ValueError as error:
+        raise ManifestError(f"bot {name!r} ({path}): {error}") from None
     manifest = BotManifest(name=name.strip(), command=tuple(command), workdir=workdir,
-                           version=str(data.get("version", "")), language=str(data.get("language", "")),
+                           version=str(data.get("version", "")), language=language,
                            build=build.replace("{python}", sys.executable), transport=transport, env=dict(env),
-                           path=path.resolve())
+                           path=path.resolve(), limits=limits)
     if not build:
         manifest.check_command()
     return manifest

@@ -1,18 +1,29 @@
 """A bot that misbehaves on purpose, one way per mode, for the referee's hostile-bot tests.
 
-    python hostile_bot.py MODE     (address and token from SPITE_ADDRESS / SPITE_TOKEN)
+    python hostile_bot.py MODE [--marker=TEXT]   (address and token from SPITE_ADDRESS / SPITE_TOKEN)
 
 It speaks the wire protocol with the raw generated stubs (no SDK), so it can send
 what no SDK would. In "good" mode, and between its misdeeds, it plays the first
 legal play (else the last legal move). It writes what the referee told it to stderr.
+Extra arguments (a ``--marker``) are ignored: tests put one on the command line, which
+every child inherits, to find any process of the bot left after the match in /proc.
+
+Sandbox probes, reported on stderr for the test to read: ``network`` tries the TCP
+addresses in SPITE_PROBE_TCP (``host:port,...``) before connecting; ``snoop`` (at its
+third decision) reads the files in SPITE_PROBE_FILES (``,``-separated), the other
+seats' homes next to its own, and every /proc/*/environ for another seat's token;
+``plant`` writes its token to $HOME/secret.txt, then plays well; ``ponder`` starts a child
+that spins all match long and reports its CPU time at each game over; ``slow`` waits 10 ms (idle) before each answer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import sys
 import time
+from pathlib import Path
 
 import grpc
 from spite.v1 import referee_pb2 as rpb
@@ -41,9 +52,93 @@ async def connect(address: str, token: str) -> grpc.aio.StreamStreamCall:
     return call
 
 
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def probe_network() -> None:
+    for target in filter(None, os.environ.get("SPITE_PROBE_TCP", "").split(",")):
+        host, _, port = target.rpartition(":")
+        try:
+            with socket.create_connection((host, int(port)), timeout=2):
+                say(f"tcp {target}: connected")
+        except OSError as error:
+            say(f"tcp {target}: failed ({error})")
+
+
+def probe_files() -> None:
+    home = Path(os.environ.get("HOME", "/nonexistent"))
+    targets = [Path(p) for p in os.environ.get("SPITE_PROBE_FILES", "").split(",") if p]
+    try:
+        say(f"list {home.parent}: {sorted(p.name for p in home.parent.iterdir())}")
+    except OSError as error:
+        say(f"list {home.parent}: failed ({error})")
+    targets += [home.parent / f"seat{n}" / "secret.txt" for n in range(4) if home.parent / f"seat{n}" != home]
+    for path in targets:
+        try:
+            say(f"read {path}: got {path.read_text()[:40]!r}")
+        except OSError as error:
+            say(f"read {path}: failed ({error.strerror})")
+    own = os.environ.get("SPITE_TOKEN", "")
+    readable = others = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        readable += 1
+        for item in environ:
+            if item.startswith(b"SPITE_TOKEN=") and item[len(b"SPITE_TOKEN="):].decode() != own:
+                others += 1
+                say(f"environ {entry.name}: another seat's token")
+    say(f"environ: {readable} readable, {others} with another seat's token")
+
+
+def fork_bomb(limit: int = 2000) -> None:
+    children = 0
+    try:
+        for _ in range(limit):
+            if os.fork() == 0:
+                time.sleep(600)
+                os._exit(0)
+            children += 1
+            if children % 8 == 0:
+                say(f"fork bomb: {children} children")
+        say(f"fork bomb: all {children} children started")
+    except OSError as error:
+        say(f"fork bomb: stopped after {children} children ({error.strerror})")
+
+
+def hog_memory() -> None:
+    hoard = []
+    while True:
+        hoard.append(b"\x01" * (16 << 20))  # written, so resident
+        if len(hoard) % 8 == 0:
+            say(f"memory hog: {16 * len(hoard)} MiB")
+
+
+def flood_output() -> None:
+    line = b"spam " * 200 + b"\n"
+    for _ in range(5000):  # about 5 MiB to each stream
+        sys.stdout.buffer.write(line)
+        sys.stderr.buffer.write(line)
+    sys.stdout.flush()
+    say("flood: done")
+
+
 async def main() -> int:
     if MODE == "exit-early":
         return 3
+    if MODE == "network":
+        probe_network()
+    ponderer = None
+    if MODE == "ponder":  # a child that computes all the time, on the opponent's turn too
+        import subprocess
+        ponderer = subprocess.Popen([sys.executable, "-c", "while True: pass", *sys.argv[2:]])
+    if MODE == "plant":
+        (Path(os.environ["HOME"]) / "secret.txt").write_text(os.environ["SPITE_TOKEN"])
     if MODE == "limits":
         import resource
         for name in ("RLIMIT_CORE", "RLIMIT_FSIZE", "RLIMIT_NOFILE"):
@@ -70,6 +165,9 @@ async def main() -> int:
                 print(f"referee says: {message.result.error}", file=sys.stderr, flush=True)
             if body == "game_over":
                 print(f"game over: {message.game_over.outcome.reason}", file=sys.stderr, flush=True)
+                if ponderer is not None:
+                    fields = Path(f"/proc/{ponderer.pid}/stat").read_text().rsplit(")", 1)[1].split()
+                    say(f"ponder cpu: {(int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')} s")
             if body != "decision":
                 continue
             decision = message.decision
@@ -112,6 +210,16 @@ async def main() -> int:
                 with open(os.path.join(os.environ["HOME"], "big.bin"), "wb") as out:
                     for _ in range(100):
                         out.write(b"x" * (1 << 20))
+            if MODE == "fork-bomb" and decisions == 2:
+                fork_bomb()
+            if MODE == "memory-hog" and decisions == 2:
+                hog_memory()
+            if MODE == "output-flood" and decisions == 2:
+                flood_output()
+            if MODE == "snoop" and decisions == 3:
+                probe_files()
+            if MODE == "slow":
+                await asyncio.sleep(0.01)  # wall time, not CPU: the opponent's turn lasts a while
             if MODE == "crash-mid" and decisions == 3:
                 os._exit(7)
             if MODE == "disconnect-mid" and decisions == 3:

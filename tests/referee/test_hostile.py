@@ -8,7 +8,7 @@ did wrong, and no bot process survives the match.
 from __future__ import annotations
 
 import asyncio
-import os
+import uuid
 from pathlib import Path
 
 import pytest
@@ -19,6 +19,7 @@ from referee.rules import Ending, parse_rules
 from referee.server import start_referee
 
 from .conftest import FAST, good, hostile, run_match
+from .test_sandbox import survivors
 
 
 def only_game(result):  # type: ignore[no-untyped-def]
@@ -137,28 +138,22 @@ def test_referee_keeps_serving_other_matches_while_one_is_hostile(tmp_path: Path
 
 
 def test_no_bot_process_survives_a_match(tmp_path: Path) -> None:
-    """A bot that leaves a child behind: the whole process group dies with the match."""
-    marker = tmp_path / "child.pid"
+    """A bot that leaves a child behind (in a session of its own, so outside the bot's process
+    group): everything the bot started dies with the match."""
+    marker = f"--marker=leftover-{uuid.uuid4().hex}"
     script = tmp_path / "spawner.py"
+    bot = tmp_path / "hostile_bot.py"  # next to the spawner: under bubblewrap only its directory is readable
+    bot.write_text((Path(__file__).parent.parent / "bots" / "hostile_bot.py").read_text())
     script.write_text(
-        "import os, subprocess, sys, time\n"
-        f"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
-        f"open({str(marker)!r}, 'w').write(str(child.pid))\n"
-        "os.execv(sys.executable, [sys.executable, " + repr(str(Path(__file__).parent.parent / "bots" / "hostile_bot.py")) + ", 'good'])\n")
+        "import os, subprocess, sys\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {marker!r}], start_new_session=True)\n"
+        f"os.execv(sys.executable, [sys.executable, {str(bot)!r}, 'good', {marker!r}])\n")
     from tournaments.manifest import BotManifest
     import sys as _sys
     spawner = BotManifest(name="spawner", command=(_sys.executable, str(script)), workdir=tmp_path)
     result = run_match([spawner, good()])
     assert only_game(result).ending.by_rules
-    child = int(marker.read_text())
-    with pytest.raises(ProcessLookupError):
-        for _ in range(50):
-            os.kill(child, 0)  # still there? (a zombie counts until reaped by init)
-            with open(f"/proc/{child}/stat") as stat:
-                if stat.read().split(")")[1].split()[0] == "Z":
-                    raise ProcessLookupError
-            import time
-            time.sleep(0.05)
+    assert survivors(marker) == []
 
 
 def test_bots_run_under_resource_limits(logs: Path) -> None:

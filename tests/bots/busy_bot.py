@@ -1,0 +1,52 @@
+"""A well-behaved bot with a chosen way of spending time, for the CPU-time and thinking tests.
+
+    python busy_bot.py MODE MS [--marker=TEXT]   (through the Python SDK)
+
+``spin``: burns ``MS`` ms of CPU per decision; ``sleep``: sleeps ``MS`` ms per decision (a slow
+machine looks like this: wall time without CPU); ``think``: from its first decision on, a
+thread burns CPU all the time, on the opponent's turns too, and it answers at once. It
+always plays the SDK's greedy choice.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+from spite_sdk import Bot, Move, Observation, policies
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "spin"
+MS = float(sys.argv[2]) if len(sys.argv) > 2 else 20.0
+
+
+def spin(seconds: float) -> None:
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
+def think_forever() -> None:
+    while True:
+        spin(0.001)
+        time.sleep(0)  # let the bot's own thread take the GIL when it has a decision
+
+
+class BusyBot(Bot):
+    name = f"busy-{MODE}"
+    version = "1"
+    thinker: threading.Thread | None = None
+
+    def decide(self, observation: Observation) -> Move:
+        if MODE == "spin":
+            spin(MS / 1000)
+        elif MODE == "sleep":
+            time.sleep(MS / 1000)
+        elif MODE == "think" and self.thinker is None:
+            self.thinker = threading.Thread(target=think_forever, daemon=True)
+            self.thinker.start()
+        return policies.greedy_move(observation)
+
+
+if __name__ == "__main__":
+    BusyBot().run()

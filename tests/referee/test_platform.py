@@ -1,0 +1,122 @@
+"""The platform's own faults and measures: referee lag voids a match instead of losing it for
+a bot, CPU time per decision tells a slow bot from a slow machine, and frozen thinking stops
+bots between their decisions. Real referees, real bot processes; every comparison is a ratio
+within one run, never a wall-clock threshold."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+from referee.local import LocalMatch, play_local_match
+from referee.match import Match, MatchConfig, Policy, Thinking, TimeControl
+from referee.rules import parse_rules
+from tournaments.manifest import BotManifest
+from tournaments.worker import play
+
+from .conftest import BOTS, FAST, good, hostile
+
+BUSY = BOTS / "busy_bot.py"
+
+
+def busy(mode: str, ms: int) -> BotManifest:
+    return BotManifest(name=f"busy-{mode}", command=(sys.executable, str(BUSY), mode, str(ms)), workdir=BOTS)
+
+
+def stall_during(seat: int, decision: int, seconds: float):  # type: ignore[no-untyped-def]
+    """An ``on_start`` hook: block the referee's event loop for ``seconds`` once ``seat``'s
+    ``decision``-th decision (1-based) is open, as a starved or paused referee would be."""
+    def hook(match: Match) -> None:
+        async def watch() -> None:
+            while match.seats[seat].report.decisions < decision - 1 or match.state is None \
+                    or match.state.to_move != seat:
+                await asyncio.sleep(0.005)
+            await asyncio.sleep(0.05)  # the request is out, the bot is thinking
+            time.sleep(seconds)        # noqa: ASYNC101 - the point: the referee's loop stalls
+        asyncio.get_running_loop().create_task(watch())
+    return hook
+
+
+def play_with(bots: list[BotManifest], *, on_start=None, thinking: Thinking = Thinking.ALLOWED,  # type: ignore[no-untyped-def]
+              time_control: TimeControl = FAST, seed: int = 1) -> LocalMatch:
+    config = MatchConfig(parse_rules("standard"), [b.name for b in bots], time_control, 1, seed, Policy.FORFEIT,
+                         thinking=thinking)
+    return asyncio.run(play_local_match(bots, config, on_start=on_start))
+
+
+def test_a_timeout_while_the_referee_lagged_voids_the_match() -> None:
+    # seat 1 loops forever at its second decision: a timeout, normally its loss...
+    control = play_with([good(), hostile("loop-forever")])
+    assert control.match.state_name == "finished"
+    assert control.match.results[0].outcome.ending.value == "timeout"
+    assert control.match.results[0].outcome.offender == 1
+    # ...but when the referee's own loop stalls past the deadline, nobody can say whose
+    # fault it was: the match is void (the tournament plays it again), not a loss.
+    stalled = play_with([good(), hostile("loop-forever")], on_start=stall_during(1, 2, 1.2))
+    match = stalled.match
+    assert match.state_name == "void" and not match.results
+    assert "the referee ran" in match.void_reason and "seat 1" in match.void_reason
+    assert match.summary()["void_reason"] == match.void_reason
+    assert match.seats[1].report.timeouts == 0
+
+
+def test_a_short_stall_with_a_good_bot_changes_nothing() -> None:
+    # the loop stalls for less than the decision window: the answer is read in time
+    local = play_with([good(), good()], on_start=stall_during(1, 2, 0.1),
+                      time_control=TimeControl(decision_ms=1000, bank_ms=1000, connect_ms=8000))
+    assert local.match.state_name == "finished"
+    assert all(s.report.timeouts == 0 for s in local.match.seats)
+
+
+def test_a_void_match_is_a_platform_failure_for_the_worker(tmp_path: Path) -> None:
+    # The worker's verdict on a void match: not ok, a platform fault, with the reason (the
+    # runner then plays it again, unrated). A lag limit of 0 ms makes any lateness at all
+    # (a timer never fires exactly on time) void the hanging bot's timeout.
+    for mode in ("good", "loop-forever"):
+        (tmp_path / f"{mode}.toml").write_text(f'name = "hostile-{mode}"\nversion = "1"\n'
+                                               f'command = ["{{python}}", "{BOTS / "hostile_bot.py"}", "{mode}"]\n')
+    job = {"match_id": 1, "rules": "standard", "seed": 1, "bot_seed": 0, "games": 1, "policy": "forfeit",
+           "time_control": {"decision_ms": 400, "bank_ms": 300, "connect_ms": 8000}, "lag_limit_ms": 0,
+           "bots": [{"spec": str(tmp_path / "good.toml")}, {"spec": str(tmp_path / "loop-forever.toml")}]}
+    result = asyncio.run(play(job))
+    assert not result["ok"] and result["platform_fault"] is True, result
+    assert result["error"].startswith("void: the referee ran") and "seat 1" in result["error"]
+
+
+def test_cpu_per_decision_tells_a_slow_bot_from_a_slow_machine() -> None:
+    # Both bots take about 40 ms a decision; one computes, the other waits (as a bot on an
+    # overloaded machine would). Wall time cannot tell them apart; CPU time can.
+    local = play_with([busy("spin", 40), busy("sleep", 40)],
+                      time_control=TimeControl(decision_ms=2000, bank_ms=5000, connect_ms=8000))
+    spinner, sleeper = (seat.report for seat in local.match.seats)
+    assert spinner.decisions > 5 and sleeper.decisions > 5
+    assert len(spinner.decision_cpu_us) == spinner.decisions
+    median = lambda values: sorted(values)[len(values) // 2]  # noqa: E731
+    # CPU time is not wall time: the spinner's is its 40 ms however loaded the machine is
+    # (its wall time may be several times that), the sleeper's a small fraction of it.
+    assert median(spinner.decision_cpu_us) >= 0.9 * 40_000, spinner.decision_cpu_us[:10]
+    assert median(sleeper.decision_cpu_us) < 0.25 * median(spinner.decision_cpu_us), sleeper.decision_cpu_us[:10]
+    summary = local.match.summary()["seats"]
+    assert summary[0]["cpu_us_p50"] > 4 * summary[1]["cpu_us_p50"]
+
+
+def test_frozen_bots_do_not_think_on_the_opponents_time() -> None:
+    # A thinker burns CPU all the time; its opponent sleeps 100 ms a decision. Allowed, the
+    # thinker's CPU outside its own decisions grows with the opponent's time; frozen, it is
+    # stopped between its decisions, and that CPU is its start-up alone.
+    def outside_cpu(thinking: Thinking) -> tuple[float, float]:
+        local = play_with([busy("think", 0), busy("sleep", 100)], thinking=thinking, seed=3,
+                          time_control=TimeControl(decision_ms=2000, bank_ms=5000, connect_ms=8000))
+        thinker, opponent = local.match.seats
+        assert local.match.state_name == "finished" and thinker.report.timeouts == 0
+        outside = local.exits[0].cpu_seconds - sum(thinker.report.decision_cpu_us) / 1e6
+        return outside, sum(opponent.report.decision_us) / 1e6
+
+    allowed, opponent_time = outside_cpu(Thinking.ALLOWED)
+    frozen, _ = outside_cpu(Thinking.FROZEN)
+    # Frozen, what is left is the start-up (imports, connecting): a fraction of what the
+    # thinker burns on the opponent's time when allowed, however loaded the machine is.
+    assert frozen < 0.5 * allowed, (frozen, allowed, opponent_time)
+    assert play_with([good(), good()], thinking=Thinking.FROZEN).match.summary()["thinking"] == "frozen"

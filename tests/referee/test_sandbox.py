@@ -1,0 +1,350 @@
+"""The bot sandbox with real processes: bubblewrap isolation, cgroup limits, pause and resume,
+CPU time of the whole bot, ``spite doctor``, and hostile bots that fork-bomb, hog memory,
+flood their output, reach for the network or read what they should not.
+
+Every match here checks that no process of the bot is left afterwards, by a marker on its
+command line that all its children inherit. Where the machine lacks bubblewrap or a cgroup
+controller the test is skipped with the reason, except under CI (``CI=true``), where that
+is a failure: CI installs bubblewrap (.ci/run) and must run these for real.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import socket
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.launcher import LOG_CAP, BotProcess
+from referee.local import LocalMatch, play_local_match
+from referee.match import MatchConfig, Policy
+from referee.rules import Ending, parse_rules
+from referee.sandbox import Isolation, Limits, cgroup_parents, detect, process_cpu_seconds
+from referee.server import start_referee
+from tournaments import doctor
+from tournaments.manifest import BotManifest, ManifestError, load_manifest
+
+from .conftest import BOTS, FAST, good, run_match
+
+
+def survivors(marker: str) -> list[int]:
+    """Live processes whose command line holds ``marker`` (zombies have none); waits up to
+    2 s for ones already killed to go."""
+    found: list[int] = []
+    for _ in range(40):
+        found = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit() and entry.name != str(os.getpid()):
+                try:
+                    if marker.encode() in (entry / "cmdline").read_bytes():
+                        found.append(int(entry.name))
+                except OSError:
+                    continue
+        if not found:
+            return found
+        time.sleep(0.05)
+    return found
+
+
+def unavailable(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason}; CI must have it (.ci/run installs bubblewrap)")
+    pytest.skip(reason)
+
+
+def require_bubblewrap() -> None:
+    mode = detect()
+    if not mode.isolated:
+        unavailable(f"no bubblewrap sandbox on this machine: {mode.reason}")
+
+
+def require_cgroup(controller: str) -> None:
+    if controller not in cgroup_parents():
+        unavailable(f"the cgroup v1 '{controller}' controller is not writable here")
+
+
+def marked(mode: str, marker: str, env: dict[str, str] | None = None, limits: Limits | None = None,
+           workdir: Path = BOTS) -> BotManifest:
+    """The hostile bot in ``mode``, with ``marker`` on its command line."""
+    return BotManifest(name=f"hostile-{mode}", command=(sys.executable, str(BOTS / "hostile_bot.py"), mode, marker),
+                       workdir=workdir, language="python", env=env or {}, limits=limits)
+
+
+def new_marker() -> str:
+    return f"--marker=spite-test-{uuid.uuid4().hex}"
+
+
+def log_text(result: LocalMatch, seat: int) -> str:
+    path = result.logs[seat]
+    return Path(path).read_text(errors="replace") if path else ""
+
+
+def only_outcome(result: LocalMatch) -> Any:
+    assert len(result.match.results) == 1
+    return result.match.results[0].outcome
+
+
+# -- mode and doctor -------------------------------------------------------------------------
+
+def test_every_bot_runs_in_the_machines_sandbox_mode(logs: Path) -> None:
+    result = run_match([good(), good()], log_dir=logs)
+    assert only_outcome(result).ending.by_rules
+    assert [e.sandbox for e in result.exits] == [detect().name] * 2
+    if os.environ.get("CI") == "true":
+        assert detect().isolated, detect().reason  # .ci/run installed bubblewrap
+
+
+def test_doctor_reports_mode_cgroups_and_toolchains(capsys: pytest.CaptureFixture[str]) -> None:
+    from tournaments.cli import main
+    assert main(["doctor", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["sandbox"]["mode"] == detect().name and data["sandbox"]["reason"]
+    assert set(data["cgroups"]) == {"pids", "memory", "cpuacct", "freezer", "cpu"}
+    for name, group in data["cgroups"].items():
+        assert group["usable"] == (name in cgroup_parents())
+        assert (group["fallback"] is None) == group["usable"]
+    assert set(data["toolchains"]) == {"python", "node", "go", "cargo", "java", "perl"}
+    assert data["toolchains"]["python"]["found"] and "Python 3" in data["toolchains"]["python"]["version"]
+    assert main(["doctor"]) == 0
+    text = capsys.readouterr().out
+    assert ("BUBBLEWRAP" if detect().isolated else "INSECURE") in text and "toolchains" in text
+
+
+def test_doctor_labels_the_insecure_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPITE_SANDBOX", "insecure")
+    detect.cache_clear()
+    try:
+        out = io.StringIO()
+        assert doctor.main(out=out) == 0
+        assert "INSECURE (bots are NOT isolated)" in out.getvalue() and "SPITE_SANDBOX=insecure" in out.getvalue()
+    finally:
+        monkeypatch.delenv("SPITE_SANDBOX")
+        detect.cache_clear()
+
+
+# -- limits in the manifest ------------------------------------------------------------------
+
+def test_manifest_limits_override_the_language_defaults(tmp_path: Path) -> None:
+    (tmp_path / "bot.toml").write_text('name = "jvm"\nlanguage = "java"\ncommand = ["java", "-version"]\n'
+                                       '[limits]\nmemory_mb = 2048\n')
+    limits = load_manifest(tmp_path).limits
+    assert limits == Limits(memory_mb=2048, cpu_seconds=600, processes=256, open_files=1024)
+    for table, words in [("memory_mb = -1", "'limits.memory_mb' must be a positive integer"),
+                         ("processes = 2", "'limits.processes' must be at least 8"),
+                         ('cpu_seconds = "lots"', "'limits.cpu_seconds' must be a positive integer"),
+                         ("threads = 4", "unknown key(s) ['threads']")]:
+        (tmp_path / "bot.toml").write_text(f'name = "bad"\ncommand = ["java"]\n[limits]\n{table}\n')
+        with pytest.raises(ManifestError, match="bot 'bad'") as error:
+            load_manifest(tmp_path)
+        assert words in str(error.value)
+
+
+# -- pause, resume and CPU time ------------------------------------------------------------
+
+BUSY_FAMILY = ("import os, sys\n"
+               "if os.fork() == 0:\n"
+               "    while True: pass\n"
+               "while True: pass\n")
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "process-group"])
+def test_pause_freezes_the_whole_bot_and_cpu_counts_every_process(tmp_path: Path, sandboxed: bool) -> None:
+    """A bot and its child both spin. Paused, neither uses CPU; the bot's CPU time covers both."""
+    marker = new_marker()
+
+    async def main() -> tuple[float, float, float, float, float]:
+        home = tmp_path / "home"
+        home.mkdir()
+        process = BotProcess("busy", [sys.executable, "-c", BUSY_FAMILY, marker], tmp_path,
+                             BotProcess.clean_env({"HOME": str(home)}), None, language="python",
+                             isolation=Isolation(home=home) if sandboxed else None)
+        await process.start()
+        try:
+            await asyncio.sleep(1.0)
+            running = process.cpu_seconds()
+            await asyncio.sleep(1.0)
+            ran = process.cpu_seconds() - running
+            process.pause()
+            await asyncio.sleep(0.2)  # a freezer needs a moment to catch every thread
+            paused_at = process.cpu_seconds()
+            await asyncio.sleep(1.0)
+            while_paused = process.cpu_seconds() - paused_at
+            members = process._members()
+            whole = process.cpu_seconds()
+            each = process_cpu_seconds(members)
+            process.resume()
+            await asyncio.sleep(1.0)
+            resumed = process.cpu_seconds() - whole
+            return ran, while_paused, resumed, whole, each
+        finally:
+            await process.stop(grace=0)
+
+    ran, while_paused, resumed, whole, each = asyncio.run(main())
+    assert while_paused < 0.1 * ran, (ran, while_paused)  # same length of time: frozen uses (almost) nothing
+    assert resumed > 5 * while_paused + 0.01, (resumed, while_paused)
+    assert whole >= 0.9 * each, (whole, each)  # every process of the bot is counted
+    assert survivors(marker) == []
+
+
+def test_frozen_thinking_stops_a_bot_between_its_decisions(logs: Path) -> None:
+    """A bot whose child spins all match, against a bot that idles 10 ms per decision: with
+    thinking frozen the child runs only during the bot's own decisions, so it gets a fraction
+    of the CPU it gets when thinking on the opponent's turn is allowed."""
+    from referee.match import Thinking
+    marker = new_marker()
+    used = {}
+    for thinking in (Thinking.ALLOWED, Thinking.FROZEN):
+        result = run_match([marked("ponder", marker), marked("slow", marker)], log_dir=logs, thinking=thinking)
+        assert only_outcome(result).ending.by_rules
+        report = result.match.seats[0].report
+        assert report.decisions > 0 and len(report.decision_cpu_us) == report.decisions
+        text = log_text(result, 0)
+        assert "ponder cpu: " in text, text[-2000:]
+        used[thinking] = float(text.split("ponder cpu: ")[-1].split()[0])
+        assert survivors(marker) == []
+    assert used[Thinking.FROZEN] < 0.5 * used[Thinking.ALLOWED], used
+
+
+# -- hostile bots under the sandbox -----------------------------------------------------------
+
+def test_a_fork_bomb_is_contained_and_leaves_nothing(logs: Path) -> None:
+    require_cgroup("pids")
+    marker = new_marker()
+    bomber = marked("fork-bomb", marker, limits=Limits(processes=64))
+    result = run_match([bomber, good()], log_dir=logs, policy=Policy.FORFEIT)
+    text = log_text(result, 0)
+    assert "fork bomb: 8 children" in text, text[-2000:]
+    assert "fork bomb: all" not in text and "fork bomb: 64 children" not in text
+    assert result.exits[0].limit == "the process limit (64 processes and threads)", result.exits[0]
+    outcome = only_outcome(result)  # the bomber may stall (gRPC cannot start threads): then it times out
+    assert outcome.ending.by_rules or (outcome.offender == 0 and outcome.winners == (1,)), outcome
+    assert result.match.state_name == "finished" and result.match.seats[1].report.status == "done"
+    assert survivors(marker) == []
+
+
+def test_a_memory_hog_is_killed_by_the_memory_limit(logs: Path) -> None:
+    require_cgroup("memory")
+    marker = new_marker()
+    hog = marked("memory-hog", marker, limits=Limits(memory_mb=192))
+    result = run_match([hog, good()], log_dir=logs)
+    outcome = only_outcome(result)
+    assert outcome.ending is Ending.CRASH and outcome.offender == 0 and outcome.winners == (1,), outcome
+    assert "SIGKILL" in outcome.reason, outcome.reason
+    assert result.exits[0].limit == "the memory limit (192 MiB)", result.exits[0]
+    assert "memory hog: 128 MiB" in log_text(result, 0)
+    assert survivors(marker) == []
+
+
+def test_an_output_flood_is_capped_and_the_match_goes_on(logs: Path) -> None:
+    marker = new_marker()
+    result = run_match([marked("output-flood", marker), good()], log_dir=logs)
+    assert only_outcome(result).ending.by_rules
+    info = result.exits[0]
+    assert info.log_bytes == LOG_CAP and info.log_dropped > 5_000_000, info
+    path = result.logs[0]
+    assert path is not None and LOG_CAP <= path.stat().st_size < LOG_CAP + 200
+    assert "log cut at" in log_text(result, 0)
+    assert survivors(marker) == []
+
+
+def test_a_bot_reaches_neither_the_network_nor_the_referees_tcp_port(tmp_path: Path) -> None:
+    """A TCP listener outside the sandbox and the referee's own TCP port: the bot reaches
+    neither, yet plays its match through the Unix socket relayed into its sandbox."""
+    require_bubblewrap()
+    marker = new_marker()
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+
+    async def main() -> LocalMatch:
+        referee = await start_referee("127.0.0.1:0")
+        try:
+            port = referee.address.rpartition(":")[2]
+            probe = f"127.0.0.1:{listener.getsockname()[1]},127.0.0.1:{port}"
+            bots = [marked("network", marker, env={"SPITE_PROBE_TCP": probe}), good()]
+            config = MatchConfig(parse_rules("standard"), [b.name for b in bots], FAST, 1, 1, Policy.FORFEIT)
+            return await play_local_match(bots, config, referee=referee, log_dir=tmp_path / "logs")
+        finally:
+            await referee.stop()
+
+    try:
+        result = asyncio.run(main())
+    finally:
+        listener.close()
+    text = log_text(result, 0)
+    assert text.count(": failed (") == 2 and "connected" not in text, text
+    assert only_outcome(result).ending.by_rules  # it played, through the relay
+    assert survivors(marker) == []
+
+
+def _snoop_match(tmp_path: Path, marker: str) -> tuple[LocalMatch, dict[str, Path]]:
+    """Seat 0 snoops, seat 1 plants its token in its home. Secrets sit where a tournament keeps
+    its store, results and logs: inside the bot's own (readable) directory and elsewhere."""
+    botdir = tmp_path / "bot"
+    botdir.mkdir()
+    (botdir / "hostile_bot.py").write_text((BOTS / "hostile_bot.py").read_text())
+    store = botdir / "results"
+    store.mkdir()
+    secrets = {"store": store / "spite.db", "elsewhere": tmp_path / "replays" / "secret.txt"}
+    secrets["elsewhere"].parent.mkdir()
+    for path in secrets.values():
+        path.write_text("the-secret")
+    log_dir = botdir / "runs"
+    probe = ",".join([*map(str, secrets.values()), str(log_dir / "anything.log")])
+    snoop = BotManifest(name="snoop", command=(sys.executable, str(botdir / "hostile_bot.py"), "snoop", marker),
+                        workdir=botdir, env={"SPITE_PROBE_FILES": probe})
+    plant = marked("plant", marker)
+    bots = [snoop, plant]
+    config = MatchConfig(parse_rules("standard"), [b.name for b in bots], FAST, 1, 1, Policy.FORFEIT,
+                         replay_dir=tmp_path / "replays")
+    return asyncio.run(play_local_match(bots, config, log_dir=log_dir, hide=[store])), secrets
+
+
+def test_a_bot_cannot_read_the_store_logs_other_homes_or_tokens(tmp_path: Path) -> None:
+    require_bubblewrap()
+    marker = new_marker()
+    result, secrets = _snoop_match(tmp_path, marker)
+    text = log_text(result, 0)
+    assert "environ: " in text, text
+    assert "the-secret" not in text and "got " not in text, text
+    for path in secrets.values():
+        assert f"read {path}: failed" in text, text
+    assert "0 with another seat's token" in text and "/seat1/secret.txt: failed" in text, text
+    assert result.match.seats[1].token not in text
+    assert only_outcome(result).ending.by_rules
+    assert survivors(marker) == []
+
+
+def test_without_the_sandbox_the_same_probes_do_find_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The probes above are real: in the insecure mode they read what bubblewrap hides."""
+    marker = new_marker()
+    monkeypatch.setenv("SPITE_SANDBOX", "insecure")
+    detect.cache_clear()
+    try:
+        result, secrets = _snoop_match(tmp_path, marker)
+    finally:
+        monkeypatch.delenv("SPITE_SANDBOX")
+        detect.cache_clear()
+    text = log_text(result, 0)
+    assert f"read {secrets['store']}: got 'the-secret'" in text, text
+    assert "another seat's token" in text and "0 with another seat's token" not in text, text
+    assert result.exits[0].sandbox == "insecure"
+    assert survivors(marker) == []
+
+
+def test_crashes_at_start_and_mid_game_under_the_sandbox(logs: Path) -> None:
+    marker = new_marker()
+    for mode, words in [("exit-early", "exited with code 3 before connecting"), ("crash-mid", "exited with code 7")]:
+        result = run_match([marked(mode, marker), good()], log_dir=logs)
+        outcome = only_outcome(result)
+        assert outcome.ending is Ending.CRASH and words in outcome.reason, outcome
+        assert outcome.winners == (1,)
+    assert survivors(marker) == []
