@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import ipaddress
 import logging
 import secrets
 from dataclasses import dataclass
@@ -248,6 +249,56 @@ async def _pump(context: grpc.aio.ServicerContext, deliver: Callable[[rpb.BotMes
         deliver(Closed(Ending.CRASH, f"the stream failed: {error!r}"))
 
 
+class TlsError(ValueError):
+    """TLS cannot be set up: a certificate, key or CA file is missing, unreadable or not PEM."""
+
+
+@dataclass(frozen=True)
+class TlsConfig:
+    """The referee's TLS files (PEM). With ``client_ca`` set, every client must present a
+    certificate signed by that CA (mutual TLS); without it, any client may connect and the
+    seat token alone admits it."""
+
+    cert: Path
+    key: Path
+    client_ca: Path | None = None
+
+    @property
+    def mode(self) -> str:
+        """``"mutual TLS"`` or ``"TLS"``, for the start-up line."""
+        return "mutual TLS" if self.client_ca is not None else "TLS"
+
+    def credentials(self) -> grpc.ServerCredentials:
+        """Read the files; raise :class:`TlsError` naming the one that cannot be used."""
+        cert, key = _read_pem(self.cert, "certificate"), _read_pem(self.key, "private key")
+        client_ca = _read_pem(self.client_ca, "client CA") if self.client_ca is not None else None
+        return grpc.ssl_server_credentials([(key, cert)], root_certificates=client_ca,
+                                           require_client_auth=client_ca is not None)
+
+
+def _read_pem(path: Path, what: str) -> bytes:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise TlsError(f"cannot read the TLS {what} {str(path)!r}: {error.strerror or error}") from None
+    if b"-----BEGIN " not in data:
+        raise TlsError(f"the TLS {what} {str(path)!r} is not a PEM file (no '-----BEGIN' line)")
+    return data
+
+
+def is_loopback(listen: str) -> bool:
+    """True for a listen address only this machine can reach: ``unix:``, localhost, 127.x, ::1."""
+    if listen.startswith("unix:"):
+        return True
+    host = listen.rsplit(":", 1)[0].strip("[]").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 @dataclass
 class RunningReferee:
     server: grpc.aio.Server
@@ -255,6 +306,8 @@ class RunningReferee:
     address: str
     """What a bot dials: ``127.0.0.1:PORT`` or ``unix:/path``."""
     admin_token: str
+    mode: str = "plaintext"
+    """How bots connect: ``plaintext``, ``TLS`` or ``mutual TLS``."""
 
     async def stop(self, grace: float = 2.0) -> None:
         """Graceful shutdown: stop taking calls, abort running matches, let streams close."""
@@ -263,8 +316,17 @@ class RunningReferee:
 
 
 async def start_referee(listen: str = "127.0.0.1:0", admin_token: str | None = None,
-                        credentials: grpc.ServerCredentials | None = None) -> RunningReferee:
-    """Start a referee on ``listen`` (``host:port``, port 0 for any, or ``unix:/path``)."""
+                        credentials: grpc.ServerCredentials | None = None,
+                        tls: TlsConfig | None = None) -> RunningReferee:
+    """Start a referee on ``listen`` (``host:port``, port 0 for any, or ``unix:/path``).
+
+    ``tls`` serves TLS (mutual TLS with its ``client_ca``); its files are read before the
+    server is built, so a missing one raises :class:`TlsError` and nothing listens.
+    ``credentials`` takes ready-made gRPC server credentials instead.
+    """
+    mode = "plaintext" if credentials is None else "TLS"
+    if tls is not None:
+        credentials, mode = tls.credentials(), tls.mode
     arena = Arena()
     admin_token = admin_token or secrets.token_urlsafe(32)
     server = grpc.aio.server(options=SERVER_OPTIONS)
@@ -287,7 +349,7 @@ async def start_referee(listen: str = "127.0.0.1:0", admin_token: str | None = N
     else:
         host = listen.rsplit(":", 1)[0] or "127.0.0.1"
         address = f"{'127.0.0.1' if host in ('0.0.0.0', '[::]') else host}:{port}"
-    return RunningReferee(server, arena, address, admin_token)
+    return RunningReferee(server, arena, address, admin_token, mode)
 
 
 def unix_address(directory: Path) -> str:

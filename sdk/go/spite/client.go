@@ -2,6 +2,8 @@ package spite
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -21,6 +23,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/metadata"
@@ -71,6 +74,10 @@ type Options struct {
 	// Logger receives the SDK's log; default: stderr at the level SPITE_LOG_LEVEL names
 	// (DEBUG, INFO, WARNING (the default) or ERROR).
 	Logger *slog.Logger
+	// TLS, when set, connects over TLS with this configuration (env SPITE_TLS_CA,
+	// SPITE_TLS, SPITE_TLS_CERT, SPITE_TLS_KEY, SPITE_TLS_SERVER_NAME; see [Options.FromEnv]);
+	// nil connects in plaintext.
+	TLS *tls.Config
 }
 
 // A ConfigError says why the bot cannot start: no address, no token.
@@ -85,6 +92,11 @@ func (e *ConfigError) Error() string { return e.Message }
 //	SPITE_TOKEN_FILE       a file holding it
 //	SPITE_CONNECT_TIMEOUT  seconds to wait for the referee (30)
 //	SPITE_LOG_LEVEL        DEBUG, INFO, WARNING (default) or ERROR
+//	SPITE_TLS_CA           connect over TLS, trusting the CA certificate (PEM) in this file
+//	SPITE_TLS              "1": TLS with the system's roots (also SPITE_ADDRESS=tls:host:port)
+//	SPITE_TLS_CERT         mutual TLS: the bot's certificate chain (PEM), with
+//	SPITE_TLS_KEY          its private key (PEM)
+//	SPITE_TLS_SERVER_NAME  the name the referee's certificate must carry, if not the host dialled
 //
 // Configuration never comes from the command line: a token in argv is visible to
 // every user of the machine.
@@ -117,7 +129,51 @@ func (o Options) FromEnv() (Options, error) {
 	if o.Logger == nil {
 		o.Logger = envLogger()
 	}
+	if o.TLS == nil {
+		config, err := tlsFromEnv(o.Address)
+		if err != nil {
+			return o, err
+		}
+		o.TLS = config
+	}
 	return o, nil
+}
+
+// tlsFromEnv reads the SPITE_TLS* variables; nil (plaintext) when none is set.
+func tlsFromEnv(address string) (*tls.Config, error) {
+	ca, cert, key := strings.TrimSpace(os.Getenv("SPITE_TLS_CA")), strings.TrimSpace(os.Getenv("SPITE_TLS_CERT")),
+		strings.TrimSpace(os.Getenv("SPITE_TLS_KEY"))
+	name := strings.TrimSpace(os.Getenv("SPITE_TLS_SERVER_NAME"))
+	wanted := strings.HasPrefix(address, "tls:")
+	switch strings.ToLower(strings.TrimSpace(os.Getenv("SPITE_TLS"))) {
+	case "1", "true", "yes":
+		wanted = true
+	}
+	if !wanted && ca == "" && cert == "" && key == "" && name == "" {
+		return nil, nil
+	}
+	if (cert == "") != (key == "") {
+		return nil, &ConfigError{"SPITE_TLS_CERT and SPITE_TLS_KEY go together (mutual TLS needs both)"}
+	}
+	config := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: name}
+	if ca != "" {
+		data, err := os.ReadFile(ca)
+		if err != nil {
+			return nil, &ConfigError{fmt.Sprintf("cannot read SPITE_TLS_CA=%s: %v", ca, err)}
+		}
+		config.RootCAs = x509.NewCertPool()
+		if !config.RootCAs.AppendCertsFromPEM(data) {
+			return nil, &ConfigError{fmt.Sprintf("SPITE_TLS_CA=%s holds no PEM certificate", ca)}
+		}
+	}
+	if cert != "" {
+		pair, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return nil, &ConfigError{fmt.Sprintf("cannot load SPITE_TLS_CERT=%s with SPITE_TLS_KEY=%s: %v", cert, key, err)}
+		}
+		config.Certificates = []tls.Certificate{pair}
+	}
+	return config, nil
 }
 
 func readToken() (string, error) {
@@ -282,8 +338,13 @@ func PlayMatch(ctx context.Context, bot Bot, opts Options) (*MatchResult, error)
 	if opts.ConnectTimeout <= 0 {
 		opts.ConnectTimeout = DefaultConnectTimeout
 	}
-	conn, err := grpc.NewClient(opts.Address,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
+	address := strings.TrimPrefix(strings.TrimPrefix(opts.Address, "tls://"), "tls:")
+	transport := insecure.NewCredentials()
+	if opts.TLS != nil {
+		transport = credentials.NewTLS(opts.TLS)
+	}
+	conn, err := grpc.NewClient(address,
+		grpc.WithTransportCredentials(transport),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageBytes), grpc.MaxCallSendMsgSize(MaxMessageBytes)),
 		// Pings notice a referee that vanished (a dead host, a cut connection) instead of
 		// hanging; the referee allows one every 5 s.
@@ -294,8 +355,12 @@ func PlayMatch(ctx context.Context, bot Bot, opts Options) (*MatchResult, error)
 	}
 	defer conn.Close()
 	if err := waitReady(ctx, conn, opts.ConnectTimeout); err != nil {
-		return nil, &RefereeError{Code: codes.Unavailable, Details: err.Error(),
-			Meaning: fmt.Sprintf("cannot reach the referee at %s (waited %v; is it running?)", opts.Address, opts.ConnectTimeout)}
+		meaning := fmt.Sprintf("cannot reach the referee at %s (waited %v; is it running?)", address, opts.ConnectTimeout)
+		if opts.TLS != nil {
+			meaning += " over TLS: check SPITE_TLS_CA (the CA that signed the referee's certificate), " +
+				"SPITE_TLS_SERVER_NAME, and for mutual TLS SPITE_TLS_CERT/SPITE_TLS_KEY"
+		}
+		return nil, &RefereeError{Code: codes.Unavailable, Details: err.Error(), Meaning: meaning}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

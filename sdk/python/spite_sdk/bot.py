@@ -25,6 +25,13 @@ SPITE_TOKEN         the seat's secret token, or
 SPITE_TOKEN_FILE    a file holding it
 SPITE_LOG_LEVEL     ``DEBUG``, ``INFO``, ``WARNING`` (default), ``ERROR``
 SPITE_CONNECT_TIMEOUT  seconds to wait for the referee to accept the connection (30)
+SPITE_TLS_CA        connect over TLS, trusting the CA certificate (PEM) in this file
+SPITE_TLS           ``1``: connect over TLS trusting the system's roots (also implied by
+                    ``SPITE_ADDRESS=tls:host:port`` or any other SPITE_TLS_* variable)
+SPITE_TLS_CERT      mutual TLS: this bot's certificate chain (PEM), with
+SPITE_TLS_KEY       its private key (PEM)
+SPITE_TLS_SERVER_NAME  the name to check the referee's certificate against, when it is not
+                    the host in SPITE_ADDRESS (e.g. ``localhost`` while dialling 127.0.0.1)
 ==================  ======================================================
 """
 
@@ -37,6 +44,7 @@ import random
 import sys
 import time
 import traceback
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Sequence
 
 import grpc
@@ -49,7 +57,7 @@ from .convert import (action_result_from_proto, action_to_proto, event_from_prot
 from .types import (ActionResult, Decision, DecisionContext, Event, MatchResult, Move, Observation, Outcome,
                     RuleSet, Welcome)
 
-__all__ = ["Bot", "RefereeError", "ConfigError", "PROTOCOL_VERSION", "channel_options"]
+__all__ = ["Bot", "RefereeError", "ConfigError", "PROTOCOL_VERSION", "channel_options", "TlsSettings", "read_tls"]
 
 PROTOCOL_VERSION: Final = 1
 """The protocol version this SDK speaks."""
@@ -149,8 +157,58 @@ def read_token(environ: os._Environ[str] | dict[str, str] | None = None) -> str:
     return token
 
 
+@dataclass(frozen=True)
+class TlsSettings:
+    """How to reach a TLS referee: the CA to trust (None: the system's roots), the bot's
+    own certificate and key for mutual TLS (PEM bytes), and a server-name override."""
+
+    root_certificates: bytes | None = None
+    certificate_chain: bytes | None = None
+    private_key: bytes | None = None
+    server_name: str = ""
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        return grpc.ssl_channel_credentials(self.root_certificates, self.private_key, self.certificate_chain)
+
+
+def read_tls(environ: os._Environ[str] | dict[str, str] | None = None, address: str = "") -> TlsSettings | None:
+    """TLS settings from ``SPITE_TLS*`` (None: plaintext); raises :class:`ConfigError`
+    for an unreadable file or a certificate without its key."""
+    env = os.environ if environ is None else environ
+    names = ("SPITE_TLS_CA", "SPITE_TLS_CERT", "SPITE_TLS_KEY", "SPITE_TLS_SERVER_NAME")
+    wanted = env.get("SPITE_TLS", "").strip().lower() in ("1", "true", "yes") or address.startswith("tls:")
+    if not wanted and not any(env.get(name, "").strip() for name in names):
+        return None
+    if bool(env.get("SPITE_TLS_CERT", "").strip()) != bool(env.get("SPITE_TLS_KEY", "").strip()):
+        raise ConfigError("SPITE_TLS_CERT and SPITE_TLS_KEY go together (mutual TLS needs both)")
+
+    def pem(name: str) -> bytes | None:
+        path = env.get(name, "").strip()
+        if not path:
+            return None
+        try:
+            with open(path, "rb") as file:
+                return file.read()
+        except OSError as error:
+            raise ConfigError(f"cannot read {name}={path}: {error.strerror}") from None
+
+    return TlsSettings(pem("SPITE_TLS_CA"), pem("SPITE_TLS_CERT"), pem("SPITE_TLS_KEY"),
+                       env.get("SPITE_TLS_SERVER_NAME", "").strip())
+
+
 def _cut(text: str, limit: int) -> str:
     return text.encode("utf-8")[:limit].decode("utf-8", "ignore")
+
+
+async def _tls_failure(channel: grpc.aio.Channel) -> str:
+    """Why a TLS channel never became ready, from one quick call's status (gRPC keeps the
+    handshake error there, e.g. CERTIFICATE_VERIFY_FAILED)."""
+    try:
+        await channel.unary_unary("/spite.v1.Referee/GetMatch")(b"", timeout=2.0)
+    except grpc.aio.AioRpcError as error:
+        return (f" TLS: {error.details()}; check SPITE_TLS_CA (the CA that signed the referee's certificate), "
+                "SPITE_TLS_SERVER_NAME, and for mutual TLS SPITE_TLS_CERT/SPITE_TLS_KEY")
+    return ""
 
 
 class Bot:
@@ -262,12 +320,13 @@ class Bot:
                 raise ConfigError("no referee address: set SPITE_ADDRESS (host:port or unix:/path) "
                                   "or pass it to Bot.run()")
             token = read_token()
+            tls = read_tls(address=address)
             connect_timeout = _env_seconds("SPITE_CONNECT_TIMEOUT", DEFAULT_CONNECT_TIMEOUT)
         except ConfigError as error:
             print(f"{self.display_name}: {error}", file=sys.stderr, flush=True)
             raise SystemExit(EXIT_CONFIG) from None
         try:
-            return asyncio.run(self.play(address, token, connect_timeout=connect_timeout))
+            return asyncio.run(self.play(address, token, connect_timeout=connect_timeout, tls=tls))
         except RefereeError as error:
             print(f"{self.display_name}: {error}", file=sys.stderr, flush=True)
             raise SystemExit(EXIT_FAILED) from None
@@ -279,9 +338,10 @@ class Bot:
                   f"(the referee counts this as a crash)", file=sys.stderr, flush=True)
             raise SystemExit(EXIT_FAILED) from None
 
-    async def play(self, address: str, token: str, *,
-                   connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> MatchResult:
+    async def play(self, address: str, token: str, *, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+                   tls: TlsSettings | None = None) -> MatchResult:
         """Play one match on the running event loop; raises :class:`RefereeError`.
+        ``tls`` None connects in plaintext.
 
         For embedding (tests, notebooks); a bot process uses :meth:`run`.
         """
@@ -291,12 +351,20 @@ class Bot:
         # queue 587/568 us, aio with decide() in an executor 720/688 us. The sync stub needs a
         # thread to drain the queue and hands each action across threads; aio does neither
         # and turns every failure into one AioRpcError at the read or write that met it.
-        async with grpc.aio.insecure_channel(address, options=channel_options(address)) as channel:
+        address = address.removeprefix("tls://").removeprefix("tls:")
+        options = channel_options(address)
+        if tls is None:
+            channel = grpc.aio.insecure_channel(address, options=options)
+        else:
+            if tls.server_name:
+                options.append(("grpc.ssl_target_name_override", tls.server_name))
+            channel = grpc.aio.secure_channel(address, tls.credentials(), options=options)
+        async with channel:
             try:
                 await asyncio.wait_for(channel.channel_ready(), connect_timeout)
             except asyncio.TimeoutError:
-                raise RefereeError(f"cannot reach the referee at {address} "
-                                   f"(waited {connect_timeout:g} s; is it running?)") from None
+                raise RefereeError(f"cannot reach the referee at {address} (waited {connect_timeout:g} s; is it "
+                                   f"running?{await _tls_failure(channel) if tls else ''})") from None
             call = referee_pb2_grpc.RefereeStub(channel).Play(  # type: ignore[no-untyped-call]
                 metadata=((TOKEN_METADATA_KEY, token),))
             try:
