@@ -192,14 +192,35 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_referee(args: argparse.Namespace) -> int:
-    from referee.server import start_referee
+    from referee.server import TlsConfig, TlsError, is_loopback, start_referee
+
+    tls: TlsConfig | None = None
+    if bool(args.tls_cert) != bool(args.tls_key):
+        print("spite referee: --tls-cert and --tls-key go together (give both, or neither)", file=sys.stderr)
+        return 2
+    if args.tls_client_ca and not args.tls_cert:
+        print("spite referee: --tls-client-ca (mutual TLS) needs --tls-cert and --tls-key", file=sys.stderr)
+        return 2
+    if args.tls_cert:
+        tls = TlsConfig(Path(args.tls_cert), Path(args.tls_key),
+                        Path(args.tls_client_ca) if args.tls_client_ca else None)
+        try:
+            tls.credentials()  # read every file now: a bad one is a clear error, not a traceback
+        except TlsError as error:
+            print(f"spite referee: {error}", file=sys.stderr)
+            return 2
+    elif not is_loopback(args.listen) and not args.insecure:
+        print(f"spite referee: refusing to listen on {args.listen} without TLS: seat and admin tokens would cross "
+              "the network in the clear. Give --tls-cert and --tls-key (docs/security-network.md), listen on "
+              "127.0.0.1 or unix:/path, or pass --insecure on a network you trust", file=sys.stderr)
+        return 2
 
     admin_token = os.environ.get("SPITE_ADMIN_TOKEN")
     if args.admin_token_file and Path(args.admin_token_file).exists():
         admin_token = Path(args.admin_token_file).read_text().strip()
 
     async def main() -> None:
-        running = await start_referee(args.listen, admin_token)
+        running = await start_referee(args.listen, admin_token, tls=tls)
         if args.admin_token_file and not Path(args.admin_token_file).exists():
             path = Path(args.admin_token_file)
             path.write_text(running.admin_token + "\n")
@@ -207,7 +228,10 @@ def cmd_referee(args: argparse.Namespace) -> int:
         elif not admin_token:
             print("no admin token given (SPITE_ADMIN_TOKEN or --admin-token-file): admin calls are disabled "
                   "for this run; pass --admin-token-file FILE to have one written", file=sys.stderr)
-        print(f"spite referee listening on {running.address}", flush=True)
+        print(f"spite referee listening on {running.address} ({running.mode})", flush=True)
+        if tls is None and not is_loopback(args.listen):
+            print("WARNING: plaintext on a network address (--insecure): anyone on the path can read seat and "
+                  "admin tokens", file=sys.stderr, flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
@@ -217,6 +241,98 @@ def cmd_referee(args: argparse.Namespace) -> int:
         await running.stop(grace=args.grace)
 
     asyncio.run(main())
+    return 0
+
+
+# -- spite seed ---------------------------------------------------------------------------
+
+
+def cmd_seed_commit(args: argparse.Namespace) -> int:
+    from tournaments import seeds
+
+    secret = seeds.new_secret()
+    path = Path(args.out)
+    try:
+        seeds.write_secret(path, secret)
+    except FileExistsError:
+        print(f"spite seed commit: {path} exists; a new secret would break the commitment made from it. "
+              "Choose another --out, or remove the file first", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"spite seed commit: cannot write {path}: {error.strerror}", file=sys.stderr)
+        return 2
+    commitment = seeds.commitment(secret)
+    print(commitment, flush=True)
+    print(f"wrote the secret to {path} (mode 0600; keep it private until the tournament is over).\n"
+          f"Publish the line above now, and in the tournament file, instead of `seed`:\n"
+          f'  seed_file = "{path}"\n  seed_commitment = "{commitment}"', file=sys.stderr)
+    return 0
+
+
+def cmd_seed_verify(args: argparse.Namespace) -> int:
+    from tournaments import seeds
+
+    try:
+        secret = seeds.read_secret(Path(args.seed_file)) if args.seed_file else seeds.check_secret(args.seed)
+        ok = seeds.matches(secret, args.commitment)
+    except seeds.SeedError as error:
+        print(f"spite seed verify: {error}", file=sys.stderr)
+        return 2
+    if not ok:
+        print(f"MISMATCH: this seed opens {seeds.commitment(secret)}, not {seeds.check_commitment(args.commitment)}")
+        return 1
+    print(f"OK: the seed opens {seeds.check_commitment(args.commitment)}; master seed {seeds.master_seed(secret)}")
+    return 0
+
+
+def cmd_seed_reveal(args: argparse.Namespace) -> int:
+    import tomllib
+
+    from tournaments import seeds
+    from tournaments.store import Store, StoreError
+
+    try:
+        with Store(args.db, readonly=True) as store:
+            found = store.tournament(args.tournament)
+    except StoreError as error:
+        print(f"spite seed reveal: {error}", file=sys.stderr)
+        return 2
+    if found is None:
+        print(f"spite seed reveal: no tournament {args.tournament or ''} in {args.db}".replace("  ", " "),
+              file=sys.stderr)
+        return 2
+    commitment = found.config.get("seed_commitment")
+    if not commitment:
+        print(f"spite seed reveal: tournament {found.name!r} (#{found.id}) has no committed seed "
+              f"(its master seed {found.master_seed} was never secret)", file=sys.stderr)
+        return 2
+    if found.status != "finished":
+        print(f"spite seed reveal: tournament {found.name!r} (#{found.id}) is {found.status}, not finished: "
+              "the seed stays secret until every match is played", file=sys.stderr)
+        return 2
+    seed_file = Path(args.seed_file) if args.seed_file else None
+    if seed_file is None:
+        try:
+            named = tomllib.loads(Path(found.file).read_text()).get("seed_file")
+        except (OSError, tomllib.TOMLDecodeError) as error:
+            print(f"spite seed reveal: cannot read the tournament file {found.file} ({error}); "
+                  "give --seed-file", file=sys.stderr)
+            return 2
+        if not isinstance(named, str):
+            print(f"spite seed reveal: {found.file} names no seed_file; give --seed-file", file=sys.stderr)
+            return 2
+        seed_file = Path(named) if Path(named).is_absolute() else Path(found.file).parent / named
+    try:
+        secret = seeds.verify_file(seed_file, commitment)
+    except seeds.SeedError as error:
+        print(f"spite seed reveal: {error}", file=sys.stderr)
+        return 1
+    if seeds.master_seed(secret) != found.master_seed:
+        print(f"spite seed reveal: {seed_file} opens the commitment but does not give the stored master seed "
+              f"{found.master_seed}", file=sys.stderr)
+        return 1
+    print(f"tournament {found.name!r} (#{found.id}), finished\ncommitment  {commitment}\nseed        {secret}\n"
+          f"master seed {found.master_seed}\ncheck: spite seed verify --commitment {commitment} --seed {secret}")
     return 0
 
 
@@ -293,6 +409,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             standings.add(match)
             if recompute:
                 ratings.update(placings(match.entrants, match.points))
+        for bot, why in store.benched(found.id).items():
+            standings.bench(bot, why)
         note = ""
         if not recompute:
             history = list(store.rating_history(found.id))
@@ -308,11 +426,17 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     rules = found.config.get("rules", "?")
     title = (f"{found.name} (#{found.id}) · {rules} · {counts['done']}/{total} matches · {found.status}"
              + (" · recomputed" if recompute else ""))
-    meta = {"title": title, "note": note,
+    meta: dict[str, Any] = {"title": title, "note": note,
             "tournament": {"id": found.id, "name": found.name, "file": found.file, "rules": rules,
-                           "status": found.status, "master_seed": found.master_seed, "matches": counts,
+                           "status": found.status, "matches": counts,
                            "games": standings.games, "match_draws": standings.draws},
             "ratings": {**params.to_dict(), "recomputed": recompute}}
+    commitment = found.config.get("seed_commitment")
+    meta["tournament"]["master_seed"] = (found.master_seed if not commitment or found.status == "finished"
+                                         else None)  # a committed seed stays secret until the end
+    if commitment:
+        meta["tournament"]["seed_commitment"] = commitment
+        meta["note"] = "; ".join(filter(None, [note, f"deals committed: {commitment}"]))
     try:
         parsed = parse_rules(rules)
         show_points = parsed.scoring != "win" or bool(parsed.match_points)
@@ -336,6 +460,12 @@ def _wide_console() -> Console:
 
 
 # -- main -------------------------------------------------------------------------------
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from tournaments import doctor
+
+    return doctor.main(as_json=args.json)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -364,6 +494,12 @@ def build_parser() -> argparse.ArgumentParser:
     ref.add_argument("--listen", default="127.0.0.1:50051", help="host:port or unix:/path (default 127.0.0.1:50051)")
     ref.add_argument("--admin-token-file", help="read the admin token from FILE, or write a new one there")
     ref.add_argument("--grace", type=float, default=5.0, help="seconds to let streams close on shutdown")
+    ref.add_argument("--tls-cert", metavar="FILE", help="serve TLS with this certificate chain (PEM)")
+    ref.add_argument("--tls-key", metavar="FILE", help="the certificate's private key (PEM)")
+    ref.add_argument("--tls-client-ca", metavar="FILE",
+                     help="mutual TLS: admit only clients whose certificate this CA (PEM) signed")
+    ref.add_argument("--insecure", action="store_true",
+                     help="allow plaintext on a non-loopback address (refused without it)")
     ref.set_defaults(func=cmd_referee)
 
     tour = sub.add_parser("tournament", help="run (or resume) a tournament file; results go to the store")
@@ -389,6 +525,27 @@ def build_parser() -> argparse.ArgumentParser:
     for option in ("mu", "sigma", "beta", "tau", "draw-probability"):
         board.add_argument(f"--{option}", type=float, help=f"TrueSkill {option.replace('-', '_')} for --recompute")
     board.set_defaults(func=cmd_leaderboard)
+
+    doc = sub.add_parser("doctor", help="say how this machine sandboxes bots (bubblewrap or insecure) and why")
+    doc.add_argument("--json", action="store_true", help="print the report as JSON")
+    doc.set_defaults(func=cmd_doctor)
+
+    seed = sub.add_parser("seed", help="commit to a secret master seed before a hosted tournament, reveal it after")
+    seed_sub = seed.add_subparsers(dest="seed_command", required=True)
+    commit = seed_sub.add_parser("commit", help="write a new secret seed file and print the commitment to publish")
+    commit.add_argument("--out", default="seed.secret", help="the new seed file, mode 0600 (default seed.secret)")
+    commit.set_defaults(func=cmd_seed_commit)
+    verify = seed_sub.add_parser("verify", help="check that a revealed seed opens a published commitment")
+    verify.add_argument("--commitment", required=True, help="the published sha256:...")
+    given = verify.add_mutually_exclusive_group(required=True)
+    given.add_argument("--seed", help="the revealed seed (hex)")
+    given.add_argument("--seed-file", help="a file holding it")
+    verify.set_defaults(func=cmd_seed_verify)
+    reveal = seed_sub.add_parser("reveal", help="print a finished tournament's committed seed")
+    reveal.add_argument("--db", default="spite.db", help="the results store (default spite.db)")
+    reveal.add_argument("--tournament", help="a tournament's name or id (default: the latest)")
+    reveal.add_argument("--seed-file", help="the seed file (default: the tournament file's seed_file)")
+    reveal.set_defaults(func=cmd_seed_reveal)
 
     from . import checkbot
     checkbot.register(sub)

@@ -6,12 +6,16 @@ A tournament file::
     rules = "standard"             # a rule-set spec (docs/rules.md)
     bots = ["greedy", "random", "naive", "../mybot/bot.toml"]
     seed = 2024                    # master seed: every deal's seed derives from it
+    # or, for a hosted competition (docs/security-network.md), instead of `seed`:
+    # seed_file = "seed.secret"       from `spite seed commit --out seed.secret`
+    # seed_commitment = "sha256:..."  the commitment it printed, published before the start
     rounds = 10                    # duplicate deal sets per pairing (the "games" stop rule)
     parallel = 2                   # matches at once (default: the usable cores)
     policy = "substitute"          # or "forfeit": what bad behaviour gets
     match_games = 1                # most games in one match (default 1; 30 for rules with match points)
     replay_dir = "replays/demo"    # optional, relative to the current directory
     log_dir = "runs/demo"          # optional: each bot's stdout/stderr per match
+    thinking = "allowed"           # or "frozen": bots are paused between their decisions
 
     [time_control]                 # milliseconds
     decision_ms = 1000
@@ -30,6 +34,12 @@ A tournament file::
     confidence = 0.95              # separated: P(mu_a > mu_b) for every adjacent leaderboard pair
     max_rounds = 50                # separated: the cap
 
+    [bench]                        # benching bots that fail chronically
+    enabled = true
+    min_games = 4                  # judge a bot only after this many of its games
+    failure_share = 0.5            # benched when more than this share of its games ended by
+                                   # its own crash, timeout or no-show
+
 A bot is a sample bot's name or a path to a ``bot.toml`` (or its directory, or a ``.py``
 file), relative to the tournament file. With a ``partners`` rule set an entry is a team:
 a bot's name alone (it partners a copy of itself) or a list of two bots.
@@ -46,7 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.match import Policy, TimeControl
+from referee.match import Policy, Thinking, TimeControl
 from referee.rules import RuleSet, RulesError, parse_rules
 from referee.rules.rng import MAX_SEED
 from tournaments.manifest import SAMPLE_BOTS, BotManifest, ManifestError, resolve_bot
@@ -59,7 +69,7 @@ MATCH_POINTS_GAME_CAP = 30
 """Most games in a match played to N points, unless the file says otherwise (classic-20's
 first-to-50 takes about 4-8 games between sample bots; the cap stops a match of draws)."""
 _KNOWN = {"name", "rules", "bots", "seed", "rounds", "parallel", "policy", "match_games", "replay_dir", "log_dir",
-          "time_control", "rating", "stop"}
+          "time_control", "rating", "stop", "thinking", "bench", "seed_file", "seed_commitment"}
 
 
 class TournamentFileError(ValueError):
@@ -73,6 +83,19 @@ class StopRule:
     rule: str = "games"
     confidence: float = 0.95
     max_rounds: int = 50
+
+
+@dataclass(frozen=True)
+class BenchRule:
+    """When a bot that keeps crashing or timing out is benched: its remaining matches are
+    void (not played, not rated) and the leaderboard says why."""
+
+    enabled: bool = True
+    min_games: int = 4
+    failure_share: float = 0.5
+
+    def benches(self, games: int, failures: int) -> bool:
+        return self.enabled and games >= self.min_games and failures > self.failure_share * games
 
 
 @dataclass(frozen=True)
@@ -95,12 +118,19 @@ class TournamentConfig:
     stop: StopRule
     replay_dir: Path | None = None
     log_dir: Path | None = None
+    thinking: Thinking = Thinking.ALLOWED
+    bench: BenchRule = BenchRule()
+    seed_file: Path | None = None
+    """A committed secret (``spite seed commit``); ``seed`` is derived from it."""
+    seed_commitment: str | None = None
+    """The published ``sha256:...`` the runner checks ``seed_file`` against before any game."""
 
     def identity(self) -> dict[str, Any]:
         """What must not change between a run and its ``--resume`` (plain data, stored)."""
         return {"name": self.name, "rules": self.rules.name, "rules_version": self.rules.version,
                 "entrants": [[e.name, list(e.members)] for e in self.entrants],
-                "bots": dict(sorted(self.bot_specs.items())), "seed": self.seed, "rounds": self.rounds,
+                "bots": dict(sorted(self.bot_specs.items())), "seed": self.seed,
+                "seed_commitment": self.seed_commitment, "rounds": self.rounds,
                 "policy": self.policy.value, "match_games": self.match_games,
                 "time_control": {"decision_ms": self.time_control.decision_ms, "bank_ms": self.time_control.bank_ms,
                                  "connect_ms": self.time_control.connect_ms},
@@ -108,7 +138,10 @@ class TournamentConfig:
                 "stop": {"rule": self.stop.rule, "confidence": self.stop.confidence,
                          "max_rounds": self.stop.max_rounds},
                 "replay_dir": str(self.replay_dir) if self.replay_dir else None,
-                "log_dir": str(self.log_dir) if self.log_dir else None}
+                "log_dir": str(self.log_dir) if self.log_dir else None,
+                "thinking": self.thinking.value,
+                "bench": {"enabled": self.bench.enabled, "min_games": self.bench.min_games,
+                          "failure_share": self.bench.failure_share}}
 
 
 def usable_cores() -> int:
@@ -148,7 +181,8 @@ def tournament_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
     except RulesError as error:
         raise fail("rules", str(error)) from None
 
-    seed = _integer(data, "seed", 0, fail, low=0, high=MAX_SEED)
+    seed_file, seed_commitment, committed_seed = _committed_seed(data, path, fail)
+    seed = committed_seed if seed_file is not None else _integer(data, "seed", 0, fail, low=0, high=MAX_SEED)
     rounds = _integer(data, "rounds", 1, fail, low=1)
     parallel = _integer(data, "parallel", usable_cores(), fail, low=1)
     default_games = MATCH_POINTS_GAME_CAP if rules.match_points else 1
@@ -159,6 +193,12 @@ def tournament_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
     except ValueError:
         raise fail("policy", f"must be one of {[p.value for p in Policy]}, got {policy_name!r}") from None
 
+    thinking_name = data.get("thinking", Thinking.ALLOWED.value)
+    try:
+        thinking = Thinking(thinking_name)
+    except ValueError:
+        raise fail("thinking", f"must be one of {[t.value for t in Thinking]}, got {thinking_name!r}") from None
+    bench = _bench(_table(data, "bench", fail), fail)
     time_control = _time_control(_table(data, "time_control", fail), fail)
     rating = _rating(_table(data, "rating", fail), fail)
     stop = _stop(_table(data, "stop", fail), fail)
@@ -170,7 +210,34 @@ def tournament_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         name=name.strip(), path=path.resolve(), rules=rules, entrants=entrants, bots=bots, bot_specs=specs,
         seed=seed, rounds=rounds, parallel=parallel, policy=policy, match_games=match_games,
         time_control=time_control, rating=rating, stop=stop,
-        replay_dir=_optional_dir(data, "replay_dir", fail), log_dir=_optional_dir(data, "log_dir", fail))
+        replay_dir=_optional_dir(data, "replay_dir", fail), log_dir=_optional_dir(data, "log_dir", fail),
+        thinking=thinking, bench=bench, seed_file=seed_file, seed_commitment=seed_commitment)
+
+
+def _committed_seed(data: dict[str, Any], path: Path, fail: Any) -> tuple[Path | None, str | None, int]:
+    """``seed_file`` (relative to the tournament file) and ``seed_commitment``, and the master
+    seed the file's secret gives. Whether the file opens the commitment is the runner's check,
+    made before any game (tournaments/seeds.py)."""
+    from . import seeds
+
+    if "seed_file" not in data and "seed_commitment" not in data:
+        return None, None, 0
+    if "seed" in data:
+        raise fail("seed", "give either 'seed' or 'seed_file' with 'seed_commitment', not both")
+    if "seed_file" not in data or "seed_commitment" not in data:
+        missing = "seed_commitment" if "seed_file" in data else "seed_file"
+        raise fail(missing, "'seed_file' and 'seed_commitment' go together (see `spite seed commit`)")
+    raw_file, raw_commitment = data["seed_file"], data["seed_commitment"]
+    if not isinstance(raw_file, str) or not raw_file:
+        raise fail("seed_file", f"must be a file path (a string), got {raw_file!r}")
+    if not isinstance(raw_commitment, str):
+        raise fail("seed_commitment", f"must be a string 'sha256:...', got {raw_commitment!r}")
+    seed_file = Path(raw_file) if Path(raw_file).is_absolute() else path.resolve().parent / raw_file
+    try:
+        commitment = seeds.check_commitment(raw_commitment)
+        return seed_file, commitment, seeds.master_seed(seeds.read_secret(seed_file))
+    except seeds.SeedError as error:
+        raise fail("seed_file" if "seed file" in str(error) else "seed_commitment", str(error)) from None
 
 
 def _integer(data: dict[str, Any], field: str, default: int, fail: Any, *, low: int, high: int | None = None) -> int:
@@ -236,6 +303,18 @@ def _stop(table: dict[str, Any], fail: Any) -> StopRule:
         raise fail("stop.confidence", f"must be between 0.5 and 1 (exclusive), got {confidence}")
     max_rounds = _integer(table, "max_rounds", StopRule.max_rounds, lambda f, p: fail(f"stop.{f}", p), low=1)
     return StopRule(rule, confidence, max_rounds)
+
+
+def _bench(table: dict[str, Any], fail: Any) -> BenchRule:
+    _check_keys(table, "bench", {"enabled", "min_games", "failure_share"}, fail)
+    enabled = table.get("enabled", BenchRule.enabled)
+    if not isinstance(enabled, bool):
+        raise fail("bench.enabled", f"must be true or false, got {enabled!r}")
+    min_games = _integer(table, "min_games", BenchRule.min_games, lambda f, p: fail(f"bench.{f}", p), low=1)
+    share = _number(table, "bench", "failure_share", BenchRule.failure_share, fail)
+    if not 0 <= share < 1:
+        raise fail("bench.failure_share", f"must be in [0, 1), got {share}")
+    return BenchRule(enabled, min_games, share)
 
 
 def _optional_dir(data: dict[str, Any], field: str, fail: Any) -> Path | None:

@@ -44,6 +44,8 @@ class EntrantStats:
     crashes: int = 0
     decisions: int = 0
     histogram: Counter[int] = field(default_factory=Counter)
+    cpu_us: int = 0
+    """CPU time its processes used over all its decisions (launched bots)."""
 
 
 @dataclass
@@ -55,11 +57,20 @@ class BotHealth:
     illegal_moves: int = 0
     malformed: int = 0
     crashes: int = 0
+    games: int = 0
+    failed_games: int = 0
+    """Games that ended by this bot's own crash, disconnect, timeout or no-show."""
     last_fault: str = ""
+    benched: str = ""
+    """Why the runner benched it (empty: not benched)."""
 
     @property
     def faults(self) -> int:
         return self.timeouts + self.illegal_moves + self.malformed + self.crashes
+
+
+FAILED_ENDINGS = frozenset({"crash", "disconnect", "timeout", "no-show"})
+"""Game endings that count against the bot at fault when judging chronic failure."""
 
 
 class Standings:
@@ -112,10 +123,20 @@ class Standings:
                 setattr(health, key, getattr(health, key) + seat[key])
             if seat["faults"]:
                 health.last_fault = seat["faults"][-1]
+            stats.cpu_us += seat.get("cpu_us_total", 0)
+        for bot in set(match.bots):
+            seats = {i for i, b in enumerate(match.bots) if b == bot}
+            health = self.health.setdefault(bot, BotHealth())
+            health.games += len(match.games)
+            health.failed_games += sum(1 for g in match.games
+                                       if g["offender"] in seats and g["ending"] in FAILED_ENDINGS)
+
+    def bench(self, bot: str, reason: str) -> None:
+        self.health.setdefault(bot, BotHealth()).benched = reason
 
     def failing(self) -> list[tuple[str, BotHealth]]:
-        """Bots with any timeout, bad move or crash, worst first."""
-        return sorted(((name, h) for name, h in self.health.items() if h.faults),
+        """Bots with any timeout, bad move or crash (or benched), worst first."""
+        return sorted(((name, h) for name, h in self.health.items() if h.faults or h.benched),
                       key=lambda item: (-item[1].faults / max(1, item[1].matches), item[0]))
 
 
@@ -125,6 +146,10 @@ def failing_lines(failing: Sequence[tuple[str, BotHealth]], limit: int = 5) -> l
         return []
     lines = [Text("failing bots:", style="bold red")]
     for name, health in failing[:limit]:
+        if health.benched:
+            lines.append(Text(f"  {name}: BENCHED, its remaining matches are not played: {health.benched[:160]}",
+                              style="bold red"))
+            continue
         lines.append(Text(f"  {name}: {health.timeouts} timeouts, {health.illegal_moves + health.malformed} illegal, "
                           f"{health.crashes} crashes in {health.matches} matches; last: {health.last_fault[:120]}",
                           style="red"))
@@ -153,6 +178,9 @@ def rows(standings: Standings, ratings: Ratings) -> list[dict[str, Any]]:
             "crashes": stats.crashes, "decisions": stats.decisions,
             "decision_ms_p50": round(percentile(dict(stats.histogram), 0.5) / 1000, 3),
             "decision_ms_p99": round(percentile(dict(stats.histogram), 0.99) / 1000, 3),
+            "cpu_ms_per_decision": round(stats.cpu_us / stats.decisions / 1000, 3) if stats.decisions else 0.0,
+            "benched": "; ".join(standings.health[m].benched for m in dict.fromkeys(stats.members)
+                                 if m in standings.health and standings.health[m].benched),
         })
     return out
 
@@ -171,7 +199,8 @@ def _win_rate(row: dict[str, Any]) -> str:
 
 
 def _cells(row: dict[str, Any], show_points: bool) -> list[str]:
-    return ([str(row["rank"]), row["name"], f"{row['mu']:.2f}", f"{row['sigma']:.2f}", f"{row['conservative']:.2f}",
+    name = row["name"] + (" (benched)" if row.get("benched") else "")
+    return ([str(row["rank"]), name, f"{row['mu']:.2f}", f"{row['sigma']:.2f}", f"{row['conservative']:.2f}",
              str(row["matches"]), str(row["wins"]), str(row["draws"]), str(row["losses"])]
             + _show_points(show_points, row)
             + [_win_rate(row), str(row["timeouts"]), str(row["illegal_moves"] + row["malformed"]), str(row["crashes"]),
@@ -223,7 +252,7 @@ def render(fmt: str, board: Sequence[dict[str, Any]], h2h: dict[str, dict[str, d
         buffer = io.StringIO()
         columns = ["rank", "name", "mu", "sigma", "conservative", "matches", "games", "wins", "draws", "losses",
                    "points", "win_rate", "win_rate_low", "win_rate_high", "timeouts", "illegal_moves", "malformed",
-                   "crashes", "decisions", "decision_ms_p50", "decision_ms_p99"]
+                   "crashes", "decisions", "decision_ms_p50", "decision_ms_p99", "cpu_ms_per_decision", "benched"]
         writer = csv.DictWriter(buffer, columns, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
         writer.writerows(board)

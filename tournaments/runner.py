@@ -36,7 +36,7 @@ from rich.text import Text
 
 from referee.rules.rng import derive
 
-from . import leaderboard
+from . import leaderboard, seeds
 from .config import TournamentConfig
 from .ratings import Ratings, placings, separated
 from .schedule import Scheduler
@@ -117,6 +117,21 @@ def open_tournament(store: Store, config: TournamentConfig, fingerprints: dict[s
                                 if earlier.status != "finished" else ""))
     bots = [(name, m.version, fingerprints[name], config.bot_specs[name]) for name, m in sorted(config.bots.items())]
     return store.create_tournament(config.name, str(config.path), identity, config.seed, bots, config.entrants)
+
+
+def check_seed_commitment(config: TournamentConfig, say: Callable[[str], None] = lambda line: None) -> None:
+    """With ``seed_file``: the file must open the published commitment and give the config's
+    master seed, or :class:`TournamentError` before anything is built, stored or played."""
+    if config.seed_file is None or config.seed_commitment is None:
+        return
+    try:
+        secret = seeds.verify_file(config.seed_file, config.seed_commitment)
+    except seeds.SeedError as error:
+        raise TournamentError(f"{config.path}: {error}") from None
+    if seeds.master_seed(secret) != config.seed:
+        raise TournamentError(f"{config.path}: the seed file {str(config.seed_file)!r} changed after the tournament "
+                              "file was read; no game was played")
+    say(f"seed file matches the published commitment {config.seed_commitment}")
 
 
 def scheduler_for(config: TournamentConfig) -> Scheduler:
@@ -440,10 +455,16 @@ class Runner:
     def _load(self) -> None:
         """Rate and count what the store already holds (a resumed run)."""
         rows: list[tuple[int, str, float, float]] = []
-        for match in self.store.finished(self.tournament_id):
-            self.standings.add(match)
-            rows += self.frontier.finish(match.ordinal, match.entrants, match.points)
+        finished = {m.ordinal: m for m in self.store.finished(self.tournament_id)}
+        for match in self.store.matches(self.tournament_id):
+            if match.ordinal in finished:
+                self.standings.add(finished[match.ordinal])
+                rows += self.frontier.finish(match.ordinal, match.entrants, finished[match.ordinal].points)
+            elif match.status == "void":  # benched: stays void, never rated
+                rows += self.frontier.finish(match.ordinal, None, None)
         self.store.put_ratings(self.tournament_id, rows)
+        for bot, reason in self.store.benched(self.tournament_id).items():
+            self.standings.bench(bot, reason)
 
     def _board(self) -> list[dict[str, Any]]:
         return leaderboard.rows(self.standings, self.frontier.ratings)
@@ -457,6 +478,9 @@ class Runner:
         await self.backend.start()
         try:
             while True:
+                for bot, health in self.standings.health.items():
+                    if health.benched:
+                        self._bench(bot, health.benched)
                 self.queue.extend(self.store.matches(self.tournament_id, "pending"))
                 if self.queue:
                     slots = min(self.backend.slots, len(self.queue))
@@ -496,6 +520,9 @@ class Runner:
             "games": match.max_games, "seed": match.seed, "policy": config.policy.value, "bot_seed": match.bot_seed,
             "replay_dir": str(config.replay_dir.resolve()) if config.replay_dir else None,
             "log_dir": str(config.log_dir.resolve()) if config.log_dir else None,
+            "thinking": config.thinking.value,
+            # never readable by a sandboxed bot, even where a bot's readable directory holds them
+            "hide": [str(self.store.path.resolve()) + suffix for suffix in ("", "-wal", "-shm", "-journal")],
         }
 
     async def _slot(self, slot: int) -> None:
@@ -518,6 +545,8 @@ class Runner:
                 self._record(match, result)
             else:
                 self._failed(match, str(result.get("error", "unknown error")))
+            if any(self.standings.health[b].benched for b in match.bots if b in self.standings.health):
+                self.queue = deque(m for m in self.queue if not set(m.bots) & self._benched())
 
     def _record(self, match: MatchRow, result: dict[str, Any]) -> None:
         summary = result["summary"]
@@ -530,14 +559,40 @@ class Runner:
         self.view.finished(match, f"{describe(match, points, len(summary['games']))} · "
                                   f"{result.get('elapsed_s', 0):.2f} s", faults)
         self.view.update(self._board(), self.standings)
+        for bot in dict.fromkeys(match.bots):
+            health = self.standings.health[bot]
+            if not health.benched and self.config.bench.benches(health.games, health.failed_games):
+                reason = (f"{health.failed_games} of its {health.games} games ended by its own crash, timeout or "
+                          f"no-show (last: {health.last_fault[:200]})")
+                self.standings.bench(bot, reason)
+                self._bench(bot, reason)
+                self.view.note(f"{bot} is benched: {reason}")
+                self.view.update(self._board(), self.standings)
+
+    def _benched(self) -> set[str]:
+        return {bot for bot, health in self.standings.health.items() if health.benched}
+
+    def _bench(self, bot: str, reason: str) -> None:
+        """Void every pending match of ``bot`` (in the store and the queue), with the reason."""
+        pending = [m for m in self.store.matches(self.tournament_id, "pending") if bot in m.bots]
+        if not pending and bot in self.store.benched(self.tournament_id):
+            return
+        rows = [row for m in pending for row in self.frontier.finish(m.ordinal, None, None)]
+        self.store.bench(self.tournament_id, bot, reason, pending, rows)
+        self.queue = deque(m for m in self.queue if bot not in m.bots)
 
     def _failed(self, match: MatchRow, error: str) -> None:
+        """Not the bots' fault (a worker or referee died, or the referee ran late): play it again,
+        up to ``MAX_ATTEMPTS`` tries, then void it. Every failed try is an incident in the store."""
         tries = self.failures[match.id] = self.failures.get(match.id, 0) + 1
         if tries < MAX_ATTEMPTS:
-            self.view.note(f"match {match.ordinal} (round {match.round}): the worker failed, trying again: {error}")
+            self.store.add_incident(self.tournament_id, match.id, "retried", error, True)
+            self.view.note(f"match {match.ordinal} (round {match.round}): not played to the end, playing it again "
+                           f"(attempt {tries + 1} of {MAX_ATTEMPTS}): {error}")
             self.store.release(match.id)
             self.queue.append(match)
             return
+        self.store.add_incident(self.tournament_id, match.id, "void", error, True)
         rows = self.frontier.finish(match.ordinal, None, None)
         self.store.mark_void(match, error, rows)
         self.view.finished(match, f"round {match.round} deal {match.unit}.{match.rotation} · VOID after "
@@ -563,6 +618,7 @@ def run_tournament(config: TournamentConfig, options: RunOptions, out: TextIO | 
     def say(line: str) -> None:
         print(line, file=stream, flush=True)
 
+    check_seed_commitment(config, say)
     fingerprints = build_bots(config, say)
     store = Store(options.db)
     try:

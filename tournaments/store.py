@@ -17,8 +17,13 @@ decimal TEXT.
 
 Tables: ``tournaments``, ``bots``, ``entrants``, ``matches`` (the schedule and its
 status), ``games`` (one row per finished game), ``seat_results`` (per match and seat:
-faults, decision times), ``ratings`` (the rating history, one row per entrant per match
-in schedule order).
+faults, decision wall and CPU times), ``ratings`` (the rating history, one row per entrant
+per match in schedule order), ``incidents`` (every failed attempt at a match: a worker or
+referee that died, a referee too late to judge a deadline; the match was played again),
+``benched`` (bots taken out for failing chronically, and why; their matches left are void
+and stay void on resume).
+
+Schema 2 added the CPU columns and the last two tables; a schema-1 file is upgraded in place.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from referee.rules import Ending
 
 from .schedule import Entrant, ScheduledMatch
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_DB = "spite.db"
 STATUSES = ("pending", "running", "done", "void")
 
@@ -124,7 +129,26 @@ CREATE TABLE IF NOT EXISTS seat_results (
     decision_us_p99 INTEGER NOT NULL,
     decision_histogram TEXT NOT NULL, -- JSON {bucket: count}, see tournaments.worker.histogram
     faults TEXT NOT NULL,            -- JSON list of reasons
+    cpu_us_p50 INTEGER NOT NULL DEFAULT 0,   -- CPU time of the bot's processes per decision
+    cpu_us_p99 INTEGER NOT NULL DEFAULT 0,
+    cpu_us_total INTEGER NOT NULL DEFAULT 0, -- over all its decisions in the match
     PRIMARY KEY (match_id, seat)
+);
+CREATE TABLE IF NOT EXISTS incidents (
+    id INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    match_id INTEGER REFERENCES matches(id),
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,              -- 'retried', 'void', 'benched'
+    platform_fault INTEGER NOT NULL, -- 1: the platform failed (not rated, played again)
+    detail TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS benched (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    bot TEXT NOT NULL,
+    at TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    PRIMARY KEY (tournament_id, bot)
 );
 CREATE TABLE IF NOT EXISTS ratings (
     tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
@@ -216,10 +240,20 @@ class Store:
                     self.db.execute(statement)
                 self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
                                 (str(SCHEMA_VERSION),))
+                self._upgrade()
         self.db.row_factory = sqlite3.Row
         version = self._schema_version()
         if version != SCHEMA_VERSION:
             raise StoreError(f"{self.path}: results store schema {version}, this spite reads {SCHEMA_VERSION}")
+
+    def _upgrade(self) -> None:
+        """Bring an older store up to ``SCHEMA_VERSION`` (inside the opening transaction)."""
+        if self._schema_version() == 1:
+            columns = {r[1] for r in self.db.execute("PRAGMA table_info(seat_results)")}
+            for column in ("cpu_us_p50", "cpu_us_p99", "cpu_us_total"):
+                if column not in columns:
+                    self.db.execute(f"ALTER TABLE seat_results ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+            self.db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
 
     def _schema_version(self) -> int | None:
         try:
@@ -334,15 +368,18 @@ class Store:
         """After a crash: matches left ``running`` or ``void`` go back to ``pending``, and rating
         rows from the first of them on are dropped (they are recomputed in order). Returns how
         many matches were reset."""
+        benched = set(self.benched(tournament_id))
         with self.transaction():
-            row = self.db.execute("SELECT MIN(ordinal), COUNT(*) FROM matches WHERE tournament_id = ? "
-                                  "AND status IN ('running', 'void')", (tournament_id,)).fetchone()
-            if not row[1]:
+            rows = self.db.execute("SELECT id, ordinal, bots, status FROM matches WHERE tournament_id = ? "
+                                   "AND status IN ('running', 'void')", (tournament_id,)).fetchall()
+            reset = [r for r in rows if r["status"] == "running" or not benched & set(json.loads(r["bots"]))]
+            if not reset:
                 return 0
-            self.db.execute("UPDATE matches SET status = 'pending', worker = NULL, started_at = NULL, error = NULL "
-                            "WHERE tournament_id = ? AND status IN ('running', 'void')", (tournament_id,))
-            self.db.execute("DELETE FROM ratings WHERE tournament_id = ? AND ordinal >= ?", (tournament_id, row[0]))
-            return int(row[1])
+            self.db.executemany("UPDATE matches SET status = 'pending', worker = NULL, started_at = NULL, "
+                                "error = NULL WHERE id = ?", [(r["id"],) for r in reset])
+            first = min(r["ordinal"] for r in reset)
+            self.db.execute("DELETE FROM ratings WHERE tournament_id = ? AND ordinal >= ?", (tournament_id, first))
+            return len(reset)
 
     def mark_running(self, match_id: int, worker: str) -> None:
         with self.transaction():
@@ -382,11 +419,13 @@ class Store:
             self.db.executemany(
                 "INSERT INTO seat_results (match_id, seat, bot, entrant, version, status, points, timeouts, "
                 "illegal_moves, malformed, crashes, decisions, decision_us_p50, decision_us_p99, decision_histogram, "
-                "faults) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "faults, cpu_us_p50, cpu_us_p99, cpu_us_total) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(match.id, s["seat"], match.bots[s["seat"]], match.entrants[s["seat"]], s["version"], s["status"],
                   points[s["seat"]], s["timeouts"], s["illegal_moves"], s["malformed"], s["crashes"], s["decisions"],
                   s["decision_us_p50"], s["decision_us_p99"], json.dumps(histograms[s["seat"]]),
-                  json.dumps(s["faults"])) for s in summary["seats"]])
+                  json.dumps(s["faults"]), s.get("cpu_us_p50", 0), s.get("cpu_us_p99", 0), s.get("cpu_us_total", 0))
+                 for s in summary["seats"]])
             self._add_ratings(match.tournament_id, ratings)
 
     def mark_void(self, match: MatchRow, error: str, ratings: Sequence[tuple[int, str, float, float]] = ()) -> None:
@@ -395,6 +434,37 @@ class Store:
             self.db.execute("UPDATE matches SET status = 'void', finished_at = ?, error = ? "
                             "WHERE id = ? AND status IN ('pending', 'running')", (now(), error[:4000], match.id))
             self._add_ratings(match.tournament_id, ratings)
+
+    def add_incident(self, tournament_id: int, match_id: int | None, kind: str, detail: str,
+                     platform_fault: bool) -> None:
+        """Record a failed attempt at a match (``retried``/``void``) or a bot ``benched``."""
+        with self.transaction():
+            self.db.execute("INSERT INTO incidents (tournament_id, match_id, at, kind, platform_fault, detail) "
+                            "VALUES (?, ?, ?, ?, ?, ?)",
+                            (tournament_id, match_id, now(), kind, int(platform_fault), detail[:4000]))
+
+    def incidents(self, tournament_id: int) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db.execute(
+            "SELECT match_id, at, kind, platform_fault, detail FROM incidents WHERE tournament_id = ? ORDER BY id",
+            (tournament_id,))]
+
+    def bench(self, tournament_id: int, bot: str, reason: str, matches: Sequence[MatchRow],
+              ratings: Sequence[tuple[int, str, float, float]] = ()) -> None:
+        """Bench ``bot``: record why, and void its ``matches`` not yet played -- one transaction."""
+        with self.transaction():
+            self.db.execute("INSERT OR REPLACE INTO benched (tournament_id, bot, at, reason) VALUES (?, ?, ?, ?)",
+                            (tournament_id, bot, now(), reason[:4000]))
+            self.db.executemany("UPDATE matches SET status = 'void', finished_at = ?, error = ? "
+                                "WHERE id = ? AND status = 'pending'",
+                                [(now(), f"not played: {bot} is benched ({reason})"[:4000], m.id) for m in matches])
+            self.db.execute("INSERT INTO incidents (tournament_id, match_id, at, kind, platform_fault, detail) "
+                            "VALUES (?, NULL, ?, 'benched', 0, ?)", (tournament_id, now(), f"{bot}: {reason}"[:4000]))
+            self._add_ratings(tournament_id, ratings)
+
+    def benched(self, tournament_id: int) -> dict[str, str]:
+        """Benched bots of the tournament, with the reason."""
+        return {r["bot"]: r["reason"] for r in self.db.execute(
+            "SELECT bot, reason FROM benched WHERE tournament_id = ? ORDER BY at", (tournament_id,))}
 
     def put_ratings(self, tournament_id: int, ratings: Sequence[tuple[int, str, float, float]]) -> None:
         """Write rating rows computed again from stored results (a resumed run): they are derived

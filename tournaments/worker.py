@@ -84,7 +84,7 @@ def worker_name(cpu: int | None = None) -> str:
 async def play(job: dict[str, Any], worker: str = "") -> dict[str, Any]:
     """Play one job's match; never raises: a failure is a result with ``ok: false``."""
     from referee.local import play_local_match
-    from referee.match import MatchConfig, Policy, TimeControl
+    from referee.match import LAG_LIMIT_MS, MatchConfig, Policy, Thinking, TimeControl
     from referee.rules import parse_rules
     from tournaments.manifest import resolve_bot
 
@@ -101,13 +101,19 @@ async def play(job: dict[str, Any], worker: str = "") -> dict[str, Any]:
             bots.append(manifest)
         config = MatchConfig(parse_rules(job["rules"]), [b.name for b in bots], TimeControl(**job["time_control"]),
                              job["games"], job["seed"], Policy(job["policy"]),
-                             Path(job["replay_dir"]) if job.get("replay_dir") else None)
+                             Path(job["replay_dir"]) if job.get("replay_dir") else None,
+                             thinking=Thinking(job.get("thinking", Thinking.ALLOWED.value)),
+                             lag_limit_ms=job.get("lag_limit_ms", LAG_LIMIT_MS))
         local = await play_local_match(bots, config, bot_seed=job["bot_seed"],
-                                       log_dir=Path(job["log_dir"]) if job.get("log_dir") else None)
+                                       log_dir=Path(job["log_dir"]) if job.get("log_dir") else None,
+                                       hide=[Path(p) for p in job.get("hide", [])])
     except Exception as error:  # a worker failure (not the bots'): the runner retries, then voids
         return {**base, "ok": False, "error": f"{type(error).__name__}: {error}"}
     match = local.match
     summary = match.summary()
+    if summary["state"] == "void":
+        return {**base, "ok": False, "platform_fault": True, "error": f"void: {summary['void_reason']}",
+                "summary": summary}
     if summary["state"] != "finished" or not summary["points"]:
         return {**base, "ok": False, "error": f"the referee ended the match {summary['state']}", "summary": summary}
     return {**base, "ok": True, "summary": summary,

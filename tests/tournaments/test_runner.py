@@ -197,11 +197,15 @@ def test_a_match_the_worker_cannot_play_is_retried_then_void(tmp_path: Path) -> 
     manifest.unlink()  # loaded by the runner, gone when the worker looks for it
     result = run_loaded(config, tmp_path / "f.db")
     assert result.outcome.void == 2 and result.outcome.done == 0, result.output
-    assert result.output.count("trying again") == 4 and result.output.count("VOID") == 2
+    assert result.output.count("playing it again") == 4 and result.output.count("VOID") == 2
     with Store(tmp_path / "f.db", readonly=True) as store:
         rows = store.matches(result.outcome.tournament_id)
         assert {m.status for m in rows} == {"void"} and all(m.attempts == 3 for m in rows)
         assert "no such manifest" in (rows[0].error or "")
+        incidents = store.incidents(result.outcome.tournament_id)
+    # every failed try is on record, with its reason: two retries then the void, per match
+    assert [i["kind"] for i in incidents if i["match_id"] == rows[0].id] == ["retried", "retried", "void"]
+    assert all(i["platform_fault"] == 1 and "no such manifest" in i["detail"] for i in incidents)
     manifest.write_text(saved)
     with Store(tmp_path / "f.db") as store:  # the bot differs from the one the tournament started with
         with pytest.raises(TournamentError, match="hostile-good"):
