@@ -211,7 +211,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
             return 2
     elif not is_loopback(args.listen) and not args.insecure:
         print(f"spite referee: refusing to listen on {args.listen} without TLS: seat and admin tokens would cross "
-              "the network in the clear. Give --tls-cert and --tls-key (docs/security-network.md), listen on "
+              "the network in the clear. Give --tls-cert and --tls-key (docs/security.md), listen on "
               "127.0.0.1 or unix:/path, or pass --insecure on a network you trust", file=sys.stderr)
         return 2
 

@@ -6,7 +6,7 @@ A tournament file::
     rules = "standard"             # a rule-set spec (docs/rules.md)
     bots = ["greedy", "random", "naive", "../mybot/bot.toml"]
     seed = 2024                    # master seed: every deal's seed derives from it
-    # or, for a hosted competition (docs/security-network.md), instead of `seed`:
+    # or, for a hosted competition (docs/security.md), instead of `seed`:
     # seed_file = "seed.secret"       from `spite seed commit --out seed.secret`
     # seed_commitment = "sha256:..."  the commitment it printed, published before the start
     rounds = 10                    # duplicate deal sets per pairing (the "games" stop rule)
