@@ -144,3 +144,44 @@ def test_a_mixed_league_of_hostile_and_sample_bots(tmp_path: Path) -> None:
     while processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not processes_with(marker), "no process of a hostile bot is left"
+
+
+def test_a_worker_killed_mid_match_is_retried_with_the_same_seeds(tmp_path: Path, league: Run) -> None:
+    # The worker process holds the referee of the match it plays: SIGKILL it mid-match. The
+    # runner records the failed attempt with the reason and plays the match again; the final
+    # results are those of the uninterrupted league.
+    path = write_tournament(tmp_path, "league", **LEAGUE)
+    db = tmp_path / "worker-killed.db"
+    command = [sys.executable, "-m", "tournaments.cli", "tournament", str(path), "--db", str(db), "--plain"]
+    runner = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed = None
+    try:
+        hang_guard = time.monotonic() + 300  # not a speed check: only so a hung runner fails the test
+        while killed is None:
+            assert runner.poll() is None, runner.communicate()
+            assert time.monotonic() < hang_guard, "the runner started no match in 5 minutes"
+            if counts(db).get("running", 0) >= 1:
+                for pid in descendants(runner.pid):
+                    try:
+                        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+                    except OSError:
+                        continue
+                    if b"tournaments.worker" in cmdline:
+                        os.kill(pid, signal.SIGKILL)
+                        killed = pid
+                        break
+            time.sleep(0.01)
+        out, err = runner.communicate(timeout=600)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+            runner.wait()
+    assert runner.returncode == 0, err
+    assert "playing it again (attempt 2 of 3)" in out and "the worker process exited" in out, out
+    assert comparable(db) == comparable(league.db)
+    with Store(db, readonly=True) as store:
+        tid = store.tournament().id  # type: ignore[union-attr]
+        assert store.counts(tid) == {"pending": 0, "running": 0, "done": 6, "void": 0}
+        incidents = store.incidents(tid)
+    assert len(incidents) >= 1 and all(i["kind"] == "retried" and i["platform_fault"] for i in incidents)
+    assert all("the worker process exited (code -9)" in i["detail"] for i in incidents), incidents
