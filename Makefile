@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test bench bench-rules bench-transport bench-tournament proto clean
+.PHONY: setup demo test bench bench-rules bench-transport bench-tournament bench-bots proto clean
 
 setup: $(STAMP)
 
@@ -28,6 +28,15 @@ bench-tournament: setup
 
 bench-transport: setup
 	$(PY) bench/transport_speed.py
+
+# Sample bots' strength (docs/bots.md): about an hour on one core under load; each line alone works too.
+bench-bots: setup
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs planner:naive --games 10000
+	$(PY) bench/bot_strength.py --rules standard --games 2000
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs sampler:naive --games 1000 --samples 8
+	$(PY) bench/bot_strength.py --rules standard --pairs sampler:planner --games 300 --samples 8
+	$(PY) bench/bot_strength.py --rules standard --pairs sampler:naive,sampler:random --games 200 --samples 8
+	$(PY) bench/bot_strength.py --rules standard --pairs sampler:greedy --games 60 --samples 8
 
 bench: bench-rules bench-transport bench-tournament
 

@@ -177,6 +177,7 @@ OPTIONS: Final[dict[str, dict[str, Any]]] = {
     "kings-only": {"jokers_per_deck": 0},
     "short-13": {"stock_size": 13},
     "short-15": {"stock_size": 15},
+    "short-20": {"stock_size": 20},
     "open-stock": {"open_stock": 3},
     "no-block": {"no_block": True},
     "partners": {"players": 4, "partners": True},
@@ -216,8 +217,9 @@ def parse_rules(spec: str) -> RuleSet:
         raise RulesError(f"unknown preset {unknown[0]!r} in {spec!r}; known: {known}")
     if len(bases) > 1 or len(counts) > 1 or len(set(options)) != len(options):
         raise RulesError(f"{spec!r}: at most one of {sorted(BASES)}, one player count, each option once")
-    if "short-13" in options and "short-15" in options:
-        raise RulesError(f"{spec!r}: short-13 and short-15 are exclusive")
+    shorts = [o for o in options if o.startswith("short-")]
+    if len(shorts) > 1:
+        raise RulesError(f"{spec!r}: {' and '.join(shorts)} are exclusive (one stock size)")
     if counts and "partners" in options:
         raise RulesError(f"{spec!r}: partners fixes 4 players; drop {counts[0]}")
     values: dict[str, Any] = {}

@@ -55,7 +55,8 @@ def test_skip_bo_deck() -> None:
 
 
 @pytest.mark.parametrize("spec, stock", [("skip-bo+3p", 30), ("skip-bo+4p", 30), ("skip-bo+5p", 20),
-                                         ("skip-bo+6p", 20), ("skip-bo+short-15+6p", 15)])
+                                         ("skip-bo+6p", 20), ("skip-bo+short-15+6p", 15),
+                                         ("skip-bo+short-20", 20), ("skip-bo+short-20+6p", 20)])
 def test_skip_bo_stocks_shrink_for_five_and_six_players(spec: str, stock: int) -> None:
     """Skip-Bo stocks are 30 cards, 20 with five or six players (a short stock stays short)."""
     rules = parse_rules(spec)
@@ -92,7 +93,8 @@ def test_classic_20() -> None:
 
 
 @pytest.mark.parametrize("spec, options", [
-    ("short-13", {"stock_size": 13}), ("short-15", {"stock_size": 15}), ("open-stock", {"open_stock": 3}),
+    ("short-13", {"stock_size": 13}), ("short-15", {"stock_size": 15}), ("short-20", {"stock_size": 20}),
+    ("open-stock", {"open_stock": 3}),
     ("no-block", {"no_block": True}),
 ])
 def test_option_presets_change_only_their_option(spec: str, options: dict[str, object]) -> None:
@@ -128,6 +130,7 @@ def test_rule_sets_round_trip_through_dicts(spec: str) -> None:
     ("", "empty"), ("+", "empty"),
     ("skip-bo+classic-20", "at most one"), ("standard+skip-bo", "at most one"), ("3p+4p", "at most one"),
     ("no-block+no-block", "at most one"), ("short-13+short-15", "exclusive"),
+    ("short-15+short-20", "exclusive"),
     ("partners+4p", "partners fixes 4 players"), ("partners+3p", "partners fixes 4 players"),
     ("5p", "2 to 4"), ("kings-only+6p", "2 to 4"),
 ])

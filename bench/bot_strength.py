@@ -1,0 +1,180 @@
+"""How strong the sample bots are: duplicate-deal matches in process, with 95% intervals.
+
+    .venv/bin/python bench/bot_strength.py --rules skip-bo+short-20 --pairs planner:naive --games 10000
+    .venv/bin/python bench/bot_strength.py --rules standard --games 2000          # every pairing
+    .venv/bin/python bench/bot_strength.py --rules standard --pairs sampler:planner --games 300 --samples 8
+
+Each deal (a seed derived from ``--seed`` and the deal number) is played twice with the
+seats swapped, so both bots get the same cards and the same first move in turn; ``--games``
+counts games (two per deal). Bots are the sample bots' own code run in process on the
+engine's observations: ``greedy``, ``random``, ``naive`` (``spite_sdk.policies``, seeded as
+the sample bots seed themselves), ``planner`` (``spite_sdk.planning``, its plans played the
+way the referee plays a plan) and ``sampler`` (``sample_bots/sampler/bot.py``) with a fixed
+``--samples`` per sampled decision instead of its clock, so runs are reproducible.
+
+For each pairing it prints the first bot's wins / draws / losses, its win rate with a
+Wilson 95% interval, the share of stalemates (and of other draws), and the time taken.
+``--jobs 2`` splits the deals over two processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import itertools
+import math
+import multiprocessing
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from referee.rules import Ending, EventKind, GameState, Outcome, RuleSet, observe, parse_rules
+from referee.rules.rng import derive
+from spite_sdk import policies
+from spite_sdk.planning import plan_turn
+
+ROOT = Path(__file__).resolve().parents[1]
+BOTS = ("planner", "sampler", "greedy", "random", "naive")
+
+Agent = Callable[[Any, random.Random], list[Any]]
+"""An in-process bot: (engine observation, the game's rng) -> a plan (one move or more)."""
+
+
+_SAMPLER: list[Any] = []
+
+
+def load_sampler_module() -> Any:
+    """``sample_bots/sampler/bot.py`` as a module (it is a script, not a package)."""
+    if _SAMPLER:
+        return _SAMPLER[0]
+    spec = importlib.util.spec_from_file_location("sample_bot_sampler", ROOT / "sample_bots" / "sampler" / "bot.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _SAMPLER.append(module)
+    return module
+
+
+def make_agent(name: str, samples: int) -> Agent:
+    """The named bot as an in-process agent."""
+    if name == "planner":
+        return lambda view, rng: plan_turn(view)
+    if name == "sampler":
+        sampler = load_sampler_module().Sampler(budget_ms=None, samples=samples)
+        return lambda view, rng: sampler.decide(view, rng)
+    if name == "greedy":
+        return lambda view, rng: [policies.greedy_move(view)]
+    if name == "random":
+        return lambda view, rng: [policies.random_move(view, rng)]
+    if name == "naive":
+        return lambda view, rng: [policies.naive_move(view, rng)]
+    raise SystemExit(f"unknown bot {name!r}; known: {', '.join(BOTS)}")
+
+
+def apply_plan(state: GameState, moves: list[Any], seat: int) -> None:
+    """Play a plan as the referee does (referee/match.py): up to the first move that reveals
+    something to ``seat`` (its draw, its stock's next card), ends its turn or ends the game."""
+    stock = state.rules.stock_of(seat)
+    for number, move in enumerate(moves):
+        start = len(state.log)
+        if number:
+            state.apply_checked(move, seat)  # plan moves after the first are checked, as the referee does
+        else:
+            state.apply(move)
+        if state.outcome is not None or state.to_move != seat:
+            return
+        for event in state.log[start + 1:]:
+            if (event.kind == EventKind.DRAW and event.seat == seat) or (
+                    event.kind == EventKind.REVEAL and event.pile == stock):
+                return
+
+
+def play(rules: RuleSet, seed: int, agents: list[Agent], bot_seed: int) -> Outcome:
+    """Play one deal to the end with one agent per seat; each sees only its observation."""
+    state = GameState.new(rules, seed)
+    rngs = [random.Random(f"{bot_seed}:{seat}") for seat in range(rules.players)]
+    while state.outcome is None:
+        seat = state.to_move
+        view = observe(state, seat)
+        moves = agents[seat](view, rngs[seat])
+        if moves[0] not in view.legal_moves:
+            raise AssertionError(f"seat {seat} chose an illegal move {moves[0]} (seed {seed})")
+        apply_plan(state, moves, seat)
+    return state.outcome
+
+
+def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (95% with the default ``z``)."""
+    if games == 0:
+        return (0.0, 1.0)
+    p = wins / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def run_deals(job: tuple[str, str, str, list[int], int, int]) -> list[int]:
+    """Play ``deals`` of ``a`` against ``b`` (seats swapped within each deal); returns
+    [wins, draws, losses, stalemates, other draws] for ``a``."""
+    spec, a, b, deals, samples, master = job
+    rules = parse_rules(spec)
+    tally = [0, 0, 0, 0, 0]
+    players = rules.players
+    for deal in deals:
+        seed = derive(master, f"bot-strength:{deal}")
+        for swap in (0, 1):
+            # a on even seats, b on odd seats (with partners: a team each); swapped in the second game.
+            names = [(a if (seat + swap) % 2 == 0 else b) for seat in range(players)]
+            agents = [make_agent(name, samples) for name in names]
+            outcome = play(rules, seed, agents, bot_seed=deal)
+            a_seats = {s for s in range(players) if names[s] == a}
+            if not outcome.winners:
+                tally[1] += 1
+                tally[3 if outcome.ending is Ending.STALEMATE else 4] += 1
+            elif a_seats & set(outcome.winners):
+                tally[0] += 1
+            else:
+                tally[2] += 1
+    return tally
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rules", default="standard")
+    parser.add_argument("--games", type=int, default=200, help="games per pairing (two per deal)")
+    parser.add_argument("--pairs", default="", help="a:b,c:d (default: every pairing of planner, greedy, random, naive)")
+    parser.add_argument("--samples", type=int, default=8, help="the sampler's samples per sampled decision")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args()
+    if args.pairs:
+        pairs = [tuple(p.split(":")) for p in args.pairs.split(",")]
+    else:
+        pairs = list(itertools.combinations(("planner", "greedy", "random", "naive"), 2))
+    deals = max(1, args.games // 2)
+    print(f"rules {args.rules}, {2 * deals} games per pairing (duplicate deals), seed {args.seed}, "
+          f"sampler {args.samples} samples/decision", flush=True)
+    print(f"{'bot':>8} {'vs':>8} {'games':>6} {'W':>6} {'D':>5} {'L':>6} {'win %':>7} {'95% interval':>16} "
+          f"{'stalemate':>9} {'other draw':>10} {'s':>7}", flush=True)
+    for a, b in pairs:
+        started = time.perf_counter()
+        chunks = [list(range(i, deals, args.jobs)) for i in range(args.jobs)]
+        jobs = [(args.rules, a, b, chunk, args.samples, args.seed) for chunk in chunks]
+        if args.jobs > 1:
+            with multiprocessing.Pool(args.jobs) as pool:
+                parts = pool.map(run_deals, jobs)
+        else:
+            parts = [run_deals(jobs[0])]
+        w, d, l, stale, other = (sum(p[i] for p in parts) for i in range(5))
+        games = w + d + l
+        low, high = wilson(w, games)
+        print(f"{a:>8} {b:>8} {games:>6} {w:>6} {d:>5} {l:>6} {w / games:>7.1%} "
+              f"{f'[{low:.1%}, {high:.1%}]':>16} {stale / games:>9.1%} {other / games:>10.1%} "
+              f"{time.perf_counter() - started:>7.0f}", flush=True)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,301 @@
+"""The planner: search every sequence of plays open this turn, then pick the best discard.
+
+A pure function of an observation, like :mod:`spite_sdk.policies`: it reads only fields that
+the SDK's :class:`~spite_sdk.Observation` and the engine's ``referee.rules.Observation``
+share, so the same code runs in process (benchmarks, the sampler's rollouts) and as the
+``sample_bots/planner`` process, with the same choices.
+
+The search (:func:`plan_turn`)
+    A depth-first search over the plays this turn allows: any hand card, the stock top, the
+    top of any own discard pile, onto any centre pile it fits (a natural card onto the first
+    pile needing its rank, a wild onto each distinct pile height: a wild's only effect is the
+    height it raises). It keeps a transposition set on (centre pile heights as a multiset,
+    hand, discard pile depths): everything the evaluation reads is a function of that key,
+    so the search is exact. A branch ends where the next card is hidden: at a stock play
+    (the next stock card turns up) and at a play that empties the hand (five new cards are
+    drawn). Every node is also a place to stop and discard.
+
+The evaluation (weights in :data:`WEIGHTS`), a sum:
+    * ``stock``: a stock card played (the whole objective of the game) dominates the rest,
+      and emptying the stock wins outright;
+    * ``empty_hand``: a play that empties the hand draws five fresh cards mid-turn;
+    * ``hand_card`` / ``pile_card``: each natural hand card and each discard-pile card played
+      (a smaller hand draws more next turn; a played discard top uncovers the card below);
+    * ``wild``: each wild spent, a cost (wilds are what free stock cards);
+    * ``danger``: for each opponent's stock top that is natural, by how many ranks the
+      closest centre pile is short of it after the turn: 0 means the opponent plays it at
+      once ("don't open the opponent's stock card"), 1 or 2 a smaller cost;
+    * the discard (:func:`discard_value`): wilds are kept; a card goes preferably onto a pile
+      whose top is the same rank or one above (piles stay ordered, descending to the top,
+      so they play out in a run); a new pile is opened with a high card, and the last empty
+      pile is kept if possible; burying a lower card is a cost, larger when the buried card
+      is within two ranks of what a centre pile needs.
+
+The plan sent is the best sequence up to its first revealing move (the referee stops a
+plan there anyway and asks again), or the whole turn with its discard.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Sequence
+
+PLAY, DISCARD, PASS = 0, 1, 2
+HAND, STOCK, DISCARD_PILE = 0, 1, 2
+ACE: Final = 1
+QUEEN: Final = 12
+
+WEIGHTS: Final[dict[str, float]] = {
+    "stock": 1000.0,
+    "win": 1_000_000.0,
+    "empty_hand": 15.0,
+    "hand_card": 2.0,
+    "pile_card": 2.5,
+    "wild": 7.0,
+    "danger0": 30.0,
+    "danger1": 8.0,
+    "danger2": 3.0,
+    "discard_wild": 20.0,
+}
+"""The evaluation's weights (see the module docstring)."""
+
+DANGER: Final[dict[int, float]] = {0: WEIGHTS["danger0"], 1: WEIGHTS["danger1"], 2: WEIGHTS["danger2"]}
+"""The danger cost by how many ranks the closest centre pile is short of an opponent's stock top."""
+
+DISCARD_MAX: Final = 5.0
+"""The most a discard can add (:func:`discard_value` of a card onto the rank above it)."""
+
+NODE_LIMIT: Final = 20_000
+"""The search stops expanding after this many positions (never reached in practice: a
+five-card hand with four discard piles gives a few hundred)."""
+
+# A step of a sequence: (kind, source, index, card, target).
+Step = tuple[int, int, int, int, int]
+
+
+class TurnPlan:
+    """One candidate: the steps (plays, then a discard or pass unless it ends in a reveal)
+    and its evaluation."""
+
+    __slots__ = ("steps", "value", "reveals")
+
+    def __init__(self, steps: tuple[Step, ...], value: float, reveals: bool) -> None:
+        self.steps = steps
+        self.value = value
+        self.reveals = reveals
+
+    def __repr__(self) -> str:
+        return f"TurnPlan({self.steps!r}, {self.value:.1f}, reveals={self.reveals})"
+
+
+class _Search:
+    """The search of one decision (see the module docstring)."""
+
+    def __init__(self, observation: Any) -> None:
+        rules = observation.rules
+        seat = observation.seat
+        self.wild: frozenset[int] = frozenset(rules.wild_ranks)
+        self.no_block: bool = rules.no_block
+        self.discard_aces: bool = rules.discard_aces
+        self.piles: tuple[tuple[int, ...], ...] = tuple(observation.discard_piles[seat])
+        stock_index = rules.stock_of(seat)
+        mine = observation.stocks[stock_index]
+        self.stock_top: int | None = mine.visible[0] if mine.visible else None
+        self.stock_count: int = mine.count
+        team = rules.team_of(seat)
+        self.threats: tuple[int, ...] = tuple(
+            s.visible[0] for i, s in enumerate(observation.stocks)
+            if i != stock_index and s.visible and s.visible[0] not in self.wild
+            and (not rules.partners or i != team))
+        self.hand0: tuple[int, ...] = tuple(sorted(observation.hand))
+        self.seen: set[Any] = set()
+        self.results: list[TurnPlan] = []
+        self.stops: list[tuple[float, tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[Step, ...]]] = []
+        self.danger_memo: dict[tuple[int, ...], float] = {}
+        self.nodes = 0
+        heights = tuple(len(p) for p in observation.centre_piles)
+        self.run(heights, self.hand0, tuple(len(p) for p in self.piles), (), 0.0)
+
+    # -- evaluation ----------------------------------------------------------------------------
+
+    def danger(self, heights: tuple[int, ...]) -> float:
+        """The cost of the centre piles' heights for the opponents' visible stock tops."""
+        key = tuple(sorted(heights))
+        cost = self.danger_memo.get(key)
+        if cost is None:
+            cost = 0.0
+            for threat in self.threats:
+                gap = 99
+                for h in heights:
+                    if h < threat and threat - 1 - h < gap:
+                        gap = threat - 1 - h
+                cost += DANGER.get(gap, 0.0)
+            self.danger_memo[key] = cost
+        return cost
+
+    def best_discard(self, heights: tuple[int, ...], hand: tuple[int, ...],
+                     depths: tuple[int, ...]) -> tuple[Step, float]:
+        """The best legal discard at the end of the turn (or pass when none is legal)."""
+        wild = self.wild
+        best: Step = (PASS, HAND, 0, 0, 0)
+        best_value = -1e18
+        needs = {h + 1 for h in heights}
+        tops: list[int | None] = [self.piles[i][d - 1] if d else None for i, d in enumerate(depths)]
+        empties = [i for i, d in enumerate(depths) if not d]
+        targets = [i for i, d in enumerate(depths) if d] + empties[:1]
+        for card in set(hand):
+            if card == ACE and not self.discard_aces:
+                continue
+            if self.no_block and card not in wild and card in needs and card <= QUEEN:
+                continue
+            for target in targets:
+                value = discard_value(card, tops[target], card in wild, len(empties), needs)
+                if value > best_value:
+                    best_value, best = value, (DISCARD, HAND, 0, card, target)
+        return best, (0.0 if best[0] == PASS else best_value)
+
+    def finish(self, complete: bool) -> list[TurnPlan]:
+        """The plans, best first. Each place to stop gets its best discard; with ``complete``
+        False only those that could still be the best one (a discard is worth at most
+        :data:`DISCARD_MAX`)."""
+        results = self.results
+        best = max((plan.value for plan in results), default=-1e18)
+        self.stops.sort(key=lambda stop: -stop[0])
+        for base, heights, hand, depths, path in self.stops:
+            if not complete and base + DISCARD_MAX < best:
+                break
+            discard, score = self.best_discard(heights, hand, depths)
+            value = base + score
+            results.append(TurnPlan(path + (discard,), value, False))
+            if value > best:
+                best = value
+        results.sort(key=lambda plan: -plan.value)
+        return results
+
+    # -- search --------------------------------------------------------------------------------
+
+    def run(self, heights: tuple[int, ...], hand: tuple[int, ...], depths: tuple[int, ...],
+            path: tuple[Step, ...], gain: float) -> None:
+        """Visit a position: ``gain`` is the value of the plays that led to it."""
+        key = (tuple(sorted(heights)), hand, depths)
+        if key in self.seen or self.nodes >= NODE_LIMIT:
+            return
+        self.seen.add(key)
+        self.nodes += 1
+        self.stops.append((gain - self.danger(heights), heights, hand, depths, path))
+        wild = self.wild
+        # Where each rank may go: natural -> the first pile needing it; wild -> one pile per height.
+        first_at: dict[int, int] = {}
+        for index, h in enumerate(heights):
+            if h not in first_at:
+                first_at[h] = index
+        everywhere = list(first_at.values())
+
+        stock = self.stock_top
+        if stock is not None:
+            is_wild = stock in wild
+            spots = everywhere if is_wild else ([first_at[stock - 1]] if stock - 1 in first_at else [])
+            for target in spots:
+                new_heights = _raised(heights, target)
+                value = gain + WEIGHTS["stock"] - (WEIGHTS["wild"] if is_wild else 0.0) - self.danger(new_heights)
+                if self.stock_count == 1:
+                    value += WEIGHTS["win"]
+                self.results.append(TurnPlan(path + ((PLAY, STOCK, 0, stock, target),), value, True))
+        previous = -1
+        for index, card in enumerate(hand):
+            if card == previous:
+                continue
+            previous = card
+            is_wild = card in wild
+            spots = everywhere if is_wild else ([first_at[card - 1]] if card - 1 in first_at and card <= QUEEN else [])
+            if not spots:
+                continue
+            rest = hand[:index] + hand[index + 1:]
+            step_gain = gain - WEIGHTS["wild"] if is_wild else gain + WEIGHTS["hand_card"]
+            for target in spots:
+                step = (PLAY, HAND, 0, card, target)
+                new_heights = _raised(heights, target)
+                if not rest:
+                    value = step_gain + WEIGHTS["empty_hand"] - self.danger(new_heights)
+                    self.results.append(TurnPlan(path + (step,), value, True))
+                else:
+                    self.run(new_heights, rest, depths, path + (step,), step_gain)
+        for pile, depth in enumerate(depths):
+            if not depth:
+                continue
+            card = self.piles[pile][depth - 1]
+            is_wild = card in wild
+            spots = everywhere if is_wild else ([first_at[card - 1]] if card - 1 in first_at and card <= QUEEN else [])
+            if not spots:
+                continue
+            new_depths = depths[:pile] + (depth - 1,) + depths[pile + 1:]
+            step_gain = gain - WEIGHTS["wild"] if is_wild else gain + WEIGHTS["pile_card"]
+            for target in spots:
+                self.run(_raised(heights, target), hand, new_depths,
+                         path + ((PLAY, DISCARD_PILE, pile, card, target),), step_gain)
+
+
+def _raised(heights: tuple[int, ...], target: int) -> tuple[int, ...]:
+    """The heights after one more card on pile ``target`` (a completed pile starts again)."""
+    h = heights[target] + 1
+    return heights[:target] + ((0 if h >= QUEEN else h),) + heights[target + 1:]
+
+
+def discard_value(card: int, top: int | None, is_wild: bool, empty_piles: int, needs: set[int]) -> float:
+    """How good it is to discard ``card`` onto a pile whose top is ``top`` (``None``: empty).
+
+    ``needs`` are the ranks the centre piles need; ``empty_piles`` how many discard piles are
+    empty. Higher is better; see the module docstring for the reasoning.
+    """
+    value = -WEIGHTS["discard_wild"] if is_wild else 0.0
+    if top is None:
+        return value + (1.0 if empty_piles > 1 else -2.0) + 0.3 * min(card, QUEEN)
+    if top == card + 1:
+        return value + 5.0
+    if top == card:
+        return value + 4.0
+    if top > card:
+        return value + 2.0 - 0.2 * (top - card)
+    near = any(0 <= top - n <= 2 for n in needs)
+    return value - 3.0 - 0.3 * (card - top) - (2.0 if near else 0.0)
+
+
+def search(observation: Any, complete: bool = True) -> list[TurnPlan]:
+    """The sequences the search found, best first: every one with ``complete``, else at
+    least the best one."""
+    return _Search(observation).finish(complete)
+
+
+def _moves(observation: Any, steps: Sequence[Step]) -> list[Any]:
+    legal = observation.legal_moves
+    make = type(legal[0])
+    first = steps[0]
+    head = next((m for m in legal if tuple(m) == first), None)
+    if head is None:  # cannot happen with a correct generator; never send an illegal move
+        return [legal[0]]
+    return [head] + [make(*step) for step in steps[1:]]
+
+
+def plan_turn(observation: Any) -> list[Any]:
+    """The planner's plan for this decision: the best sequence's moves, the first one taken
+    from ``observation.legal_moves`` (the rest are of the same type)."""
+    plans = search(observation, complete=False)
+    return _moves(observation, plans[0].steps)
+
+
+def planner_move(observation: Any) -> Any:
+    """The first move of :func:`plan_turn` (for callers that play one move per decision)."""
+    return plan_turn(observation)[0]
+
+
+def candidate_plans(observation: Any, count: int) -> list[tuple[float, list[Any]]]:
+    """Up to ``count`` best plans with distinct first moves, best first, as (value, moves)."""
+    chosen: list[tuple[float, list[Any]]] = []
+    firsts: set[Step] = set()
+    for plan in search(observation):
+        if plan.steps[0] in firsts:
+            continue
+        firsts.add(plan.steps[0])
+        chosen.append((plan.value, _moves(observation, plan.steps)))
+        if len(chosen) >= count:
+            break
+    return chosen

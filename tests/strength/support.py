@@ -1,0 +1,62 @@
+"""Shared helpers of the strength tests: the sampler module and games played in process,
+every move of every plan checked by the engine."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+from pathlib import Path
+from typing import Any, Callable
+
+from referee.rules import EventKind, GameState, Outcome, RuleSet, observe
+from spite_sdk import policies
+from spite_sdk.planning import plan_turn
+
+SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
+
+Agent = Callable[[Any, random.Random], list[Any]]
+
+
+def load_sample_bot(name: str) -> Any:
+    """``sample_bots/<name>/bot.py`` as a module."""
+    spec = importlib.util.spec_from_file_location(f"strength_sample_bot_{name}", SAMPLE_BOTS / name / "bot.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def agent(name: str, samples: int = 2) -> Agent:
+    """An in-process bot returning plans; the sampler with a fixed sample count."""
+    if name == "planner":
+        return lambda view, rng: plan_turn(view)
+    if name == "sampler":
+        sampler = load_sample_bot("sampler").Sampler(budget_ms=None, samples=samples)
+        return lambda view, rng: sampler.decide(view, rng)
+    if name == "greedy":
+        return lambda view, rng: [policies.greedy_move(view)]
+    return lambda view, rng: [policies.naive_move(view, rng)]
+
+
+def play_checked(rules: RuleSet, seed: int, agents: list[Agent]) -> tuple[Outcome, int, int]:
+    """Play one game, each plan as the referee plays it, every move through ``apply_checked``
+    (an illegal one raises). Returns the outcome, the decisions and the plan moves played."""
+    state = GameState.new(rules, seed)
+    rngs = [random.Random(f"{seed}:{seat}") for seat in range(rules.players)]
+    decisions = moves_played = 0
+    while state.outcome is None:
+        seat = state.to_move
+        view = observe(state, seat)
+        plan = agents[seat](view, rngs[seat])
+        assert plan and plan[0] in view.legal_moves
+        decisions += 1
+        stock = rules.stock_of(seat)
+        for move in plan:
+            start = len(state.log)
+            state.apply_checked(move, seat)
+            moves_played += 1
+            if state.outcome is not None or state.to_move != seat or any(
+                    (e.kind == EventKind.DRAW and e.seat == seat) or (e.kind == EventKind.REVEAL and e.pile == stock)
+                    for e in state.log[start + 1:]):
+                break
+    return state.outcome, decisions, moves_played

@@ -1,0 +1,49 @@
+"""The planner and the sampler as real processes under the real referee (gRPC, bot
+processes started from their bot.toml): whole matches with no fault, the planner sending
+multi-move plans, and the sampler answering within a short per-decision limit with no
+time bank, where only its own clock keeps it in time."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+
+
+from referee import replay as replay_file
+from referee.local import play_local_match
+from referee.match import MatchConfig, Policy, TimeControl
+from referee.rules import parse_rules
+from tournaments.manifest import resolve_bot
+
+def test_planner_process_plays_whole_turns_as_plans(tmp_path: Path) -> None:
+    rules = parse_rules("standard")
+    config = MatchConfig(rules, ["planner", "naive"], TimeControl(decision_ms=3000, bank_ms=20_000, connect_ms=20_000),
+                         games=2, seed=5, policy=Policy.FORFEIT, replay_dir=tmp_path)
+    result = asyncio.run(play_local_match([resolve_bot("planner"), resolve_bot("naive")], config, bot_seed=1))
+    summary = result.match.summary()
+    planner = summary["seats"][0]
+    assert all(s["status"] == "done" for s in summary["seats"]), summary["seats"]
+    assert planner["timeouts"] == planner["illegal_moves"] == planner["malformed"] == 0
+    moves = 0
+    for game in summary["games"]:
+        record = replay_file.load(game["replay"]).record
+        moves += sum(1 for seat, _ in record.moves if seat == 0)
+    assert moves > planner["decisions"] > 0  # several moves per decision: plans
+
+
+def test_sampler_process_stays_within_a_short_decision_limit(tmp_path: Path) -> None:
+    """decision_ms 400 and no bank: an answer later than 400 ms is a timeout fault. The
+    sampler is given a budget far above that (10 s), so only its cap of 40% of the time to
+    the deadline, on its own clock, keeps it in time."""
+    rules = parse_rules("standard")
+    sampler = dataclasses.replace(resolve_bot("sampler"), env={"SPITE_SAMPLER_MS": "10000"})
+    config = MatchConfig(rules, ["sampler", "planner"], TimeControl(decision_ms=400, bank_ms=0, connect_ms=20_000),
+                         games=1, seed=8, policy=Policy.SUBSTITUTE, replay_dir=tmp_path)
+    result = asyncio.run(play_local_match([sampler, resolve_bot("planner")], config, bot_seed=2))
+    summary = result.match.summary()
+    seat = summary["seats"][0]
+    assert seat["status"] == "done", seat
+    assert seat["decisions"] > 10
+    assert seat["timeouts"] == 0 and seat["illegal_moves"] == 0 and seat["malformed"] == 0, seat["faults"]
+    assert all(info.returncode == 0 for info in result.exits)
