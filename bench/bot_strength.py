@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from referee.rules import Ending, EventKind, GameState, Outcome, RuleSet, observe, parse_rules
+from referee.rules import Ending, GameState, Outcome, RuleSet, observe, parse_rules
 from referee.rules.rng import derive
 from spite_sdk import policies
 from spite_sdk.planning import plan_turn
@@ -76,19 +76,14 @@ def make_agent(name: str, samples: int) -> Agent:
 def apply_plan(state: GameState, moves: list[Any], seat: int) -> None:
     """Play a plan as the referee does (referee/match.py): up to the first move that reveals
     something to ``seat`` (its draw, its stock's next card), ends its turn or ends the game."""
-    stock = state.rules.stock_of(seat)
     for number, move in enumerate(moves):
         start = len(state.log)
         if number:
             state.apply_checked(move, seat)  # plan moves after the first are checked, as the referee does
         else:
             state.apply(move)
-        if state.outcome is not None or state.to_move != seat:
+        if state.news_for(seat, start):
             return
-        for event in state.log[start + 1:]:
-            if (event.kind == EventKind.DRAW and event.seat == seat) or (
-                    event.kind == EventKind.REVEAL and event.pile == stock):
-                return
 
 
 def play(rules: RuleSet, seed: int, agents: list[Agent], bot_seed: int) -> Outcome:

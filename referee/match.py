@@ -607,7 +607,6 @@ class Match:
         except MalformedMoveError as error:
             return (Fault.MALFORMED, f"malformed move: {error}")
         applied: list[Move] = []
-        stock = self.rules.stock_of(seat.index)
         for move in moves:
             start = len(state.log)
             try:
@@ -624,9 +623,7 @@ class Match:
                 return (Fault.ILLEGAL_MOVE, f"illegal move: {error}")
             move_meta[start] = {"us": elapsed_us if not applied else 0, "debug": debug if not applied else ""}
             applied.append(move)
-            if state.outcome is not None or state.to_move != seat.index or any(
-                    (e.kind == EventKind.DRAW and e.seat == seat.index) or (e.kind == EventKind.REVEAL and e.pile == stock)
-                    for e in state.log[start + 1:]):
+            if state.news_for(seat.index, start):
                 break
         await seat.send(rpb.RefereeMessage(result=rpb.ActionResult(
             decision_id=decision_id, applied=[move_to_pb(m) for m in applied], dropped=len(moves) - len(applied))))

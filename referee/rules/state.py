@@ -350,6 +350,16 @@ class GameState:
         need = len(centre) + 1
         return f"{move}: centre pile {move.target} needs {card_name(need)} (or a wild), not {name}"
 
+    def news_for(self, seat: int, since: int) -> bool:
+        """Whether the events logged from index ``since`` on end a plan of ``seat``'s moves: the
+        game ended, the turn passed, or ``seat`` saw something new (cards it drew, its stock's
+        next card). A plan is played up to that point (docs/protocol.md, "Plans")."""
+        if self.outcome is not None or self.to_move != seat:
+            return True
+        stock = self.rules.stock_of(seat)
+        return any((e.kind == EventKind.DRAW and e.seat == seat) or (e.kind == EventKind.REVEAL and e.pile == stock)
+                   for e in self.log[since + 1:])
+
     def forfeit(self, seat: int, ending: Ending, reason: str) -> Outcome:
         """End the game by the referee: ``seat`` (and its partner) lose, every other seat wins."""
         if ending.by_rules:

@@ -33,7 +33,7 @@ from typing import Any, Callable
 from spite_sdk import Bot, Move, Observation
 from spite_sdk.planning import STOCK, WEIGHTS, candidate_plans, plan_turn
 
-from referee.rules import EventKind, GameState, RuleSet, observe, parse_rules
+from referee.rules import GameState, RuleSet, observe, parse_rules
 from referee.rules.determinize import determinize
 
 CANDIDATES = 4
@@ -65,16 +65,11 @@ def engine_rules(observation: Any) -> RuleSet:
 def apply_plan(state: GameState, moves: list[Any], seat: int) -> None:
     """Play ``moves`` as the referee plays a plan: up to the first one that reveals something
     to ``seat`` (its draw, its stock's next card), ends the turn or ends the game."""
-    stock = state.rules.stock_of(seat)
     for move in moves:
         start = len(state.log)
         state.apply(move)
-        if state.outcome is not None or state.to_move != seat:
+        if state.news_for(seat, start):
             return
-        for event in state.log[start + 1:]:
-            if (event.kind == EventKind.DRAW and event.seat == seat) or (
-                    event.kind == EventKind.REVEAL and event.pile == stock):
-                return
 
 
 def finish_turns(state: GameState, turn_ends: int) -> None:
