@@ -43,8 +43,9 @@ PROCESS_EXIT_WAIT_S = 1.0
 MAX_INBOX = 64
 """Unanswered messages a bot may queue before it counts as flooding."""
 LAG_LIMIT_MS = 250
-"""A timeout is the platform's fault, not the bot's, when the referee's own event loop ran
-this late during the decision (its timer fired late, or the lag monitor saw a stall)."""
+"""A timeout is the platform's fault, not the bot's, when the referee judged the deadline
+this late (its timer fired late), or its event loop stalled this long in all during the
+decision (and for at least a tenth of the decision's window)."""
 LAG_PROBE_S = 0.05
 """How often the lag monitor wakes to measure the event loop's lateness."""
 
@@ -129,11 +130,11 @@ class ProcessControl(Protocol):
 
 
 class LagMonitor:
-    """Measures how late the event loop runs: a task that sleeps ``LAG_PROBE_S`` and keeps
-    the worst overshoot since the last :meth:`take`."""
+    """Measures how late the event loop runs: a task that sleeps ``LAG_PROBE_S`` and adds up
+    its overshoots (the time the loop was stalled) since the last :meth:`take`."""
 
     def __init__(self) -> None:
-        self.worst_ms = 0.0
+        self.stalled_ms = 0.0
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -147,11 +148,11 @@ class LagMonitor:
         while True:
             before = time.monotonic()
             await asyncio.sleep(LAG_PROBE_S)
-            self.worst_ms = max(self.worst_ms, (time.monotonic() - before - LAG_PROBE_S) * 1000)
+            self.stalled_ms += max(0.0, (time.monotonic() - before - LAG_PROBE_S) * 1000)
 
     def take(self) -> float:
-        worst, self.worst_ms = self.worst_ms, 0.0
-        return worst
+        stalled, self.stalled_ms = self.stalled_ms, 0.0
+        return stalled
 
 
 class Fault(enum.Enum):
@@ -561,11 +562,13 @@ class Match:
             self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)
             return
         if action is None and fault is None:
-            lag_ms = max(self.lag.take(), (ended - deadline) * 1000)
-            if lag_ms > self.config.lag_limit_ms and deadline > started:
-                raise RefereeLag(f"the referee ran {lag_ms:.0f} ms late during seat {seat.index}'s decision "
-                                 f"{decision_id} (limit {self.config.lag_limit_ms} ms): its timeout cannot be "
-                                 f"blamed on the bot")
+            late_ms, stalled_ms = (ended - deadline) * 1000, self.lag.take()
+            window_ms = (deadline - started) * 1000
+            limit = self.config.lag_limit_ms
+            if window_ms > 0 and (late_ms > limit or stalled_ms > max(limit, window_ms / 10)):
+                raise RefereeLag(f"the referee ran {max(late_ms, stalled_ms):.0f} ms late during seat "
+                                 f"{seat.index}'s decision {decision_id} (limit {limit} ms): its timeout "
+                                 f"cannot be blamed on the bot")
             fault = (Fault.TIMEOUT, f"no answer to decision {decision_id} within {base_ms} ms "
                                     f"plus the time bank")
         if fault is None and action is not None:
