@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test bench bench-rules bench-transport bench-tournament bench-bots proto clean
+.PHONY: setup demo test bench bench-rules bench-transport bench-tournament bench-bots bench-sandbox proto clean
 
 setup: $(STAMP)
 
@@ -38,7 +38,10 @@ bench-bots: setup
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:naive,sampler:random --games 200 --samples 8
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:greedy --games 60 --samples 8
 
-bench: bench-rules bench-transport bench-tournament
+bench-sandbox: setup
+	$(PY) bench/sandbox_cost.py
+
+bench: bench-rules bench-transport bench-tournament bench-sandbox
 
 proto: setup
 	$(PY) sdk/python/generate.py
