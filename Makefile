@@ -8,10 +8,10 @@ STAMP := $(VENV)/.installed-stamp
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml sdk/python/pyproject.toml
+$(STAMP): pyproject.toml engine/pyproject.toml wire/pyproject.toml sdk/python/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ./sdk/python -e '.[dev]'
+	$(PY) -m pip install --quiet -e ./engine -e ./wire -e ./sdk/python -e '.[dev]'
 	touch $(STAMP)
 
 demo: setup
@@ -44,7 +44,7 @@ bench-sandbox: setup
 bench: bench-rules bench-transport bench-tournament bench-sandbox
 
 proto: setup
-	$(PY) sdk/python/generate.py
+	$(PY) wire/generate.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from referee.rules import Ending, GameState, Outcome, RuleSet, observe, parse_rules
-from referee.rules.rng import derive
+from spite_engine import Ending, GameState, Outcome, RuleSet, observe, parse_rules
+from spite_engine.rng import derive
 from spite_sdk import policies
 from spite_sdk.planning import plan_turn
 

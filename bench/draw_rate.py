@@ -3,7 +3,7 @@
 
     .venv/bin/python bench/draw_rate.py [--deals 300] [--rules standard]
 
-Plays every ordered pairing of greedy, random and naive in process (``referee/inprocess.py``:
+Plays every ordered pairing of greedy, random and naive in process (``tournaments/inprocess.py``:
 the sample bots' own policies and seeding, no processes), ``--deals`` deals each, and prints
 the draw rate per pairing, over the league (bots against others) and in self-play.
 """
@@ -14,10 +14,10 @@ import argparse
 import itertools
 import time
 
-from referee.inprocess import play_match
+from tournaments.inprocess import play_match
 from referee.match import MatchConfig
-from referee.rules import parse_rules
-from referee.rules.rng import derive
+from spite_engine import parse_rules
+from spite_engine.rng import derive
 
 BOTS = ("greedy", "random", "naive")
 

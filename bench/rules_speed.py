@@ -3,7 +3,7 @@
 
     .venv/bin/python bench/rules_speed.py [--games N] [--presets standard,skip-bo] [--json]
 
-``make bench-rules`` runs it with the defaults. For each preset (``referee.rules.PRESETS``
+``make bench-rules`` runs it with the defaults. For each preset (``spite_engine.PRESETS``
 unless ``--presets`` names others; any spec such as ``kings-only+short-15`` works) and
 each policy, it plays ``--games`` games with every seat on that policy:
 
@@ -38,7 +38,7 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.rules import PRESETS, Ending, GameState, Observation, RulesError, observe, parse_rules  # noqa: E402
+from spite_engine import PRESETS, Ending, GameState, Observation, RulesError, observe, parse_rules  # noqa: E402
 from spite_sdk.policies import greedy_move, random_move  # noqa: E402
 
 POLICIES = ("random", "greedy")

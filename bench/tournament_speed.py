@@ -6,7 +6,7 @@ A fixed league (greedy, random and naive; standard rules; master seed 7; ``--rou
 of duplicate deals: 6 matches of one game per round) is run by the real tournament runner
 into a fresh results store, once per ``--parallel`` value: worker processes, bot processes,
 gRPC handshakes, store writes and ratings all included. Then the same schedule (same
-seeds, same bot seeds) is played in process by ``referee/inprocess.py``: the rules engine
+seeds, same bot seeds) is played in process by ``tournaments/inprocess.py``: the rules engine
 and the bots' policies with no processes and no wire, the ceiling for these bots. The
 in-process outcomes are checked against the runner's, game by game.
 """
@@ -28,7 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.inprocess import play_match  # noqa: E402
+from tournaments.inprocess import play_match  # noqa: E402
 from referee.match import MatchConfig  # noqa: E402
 from tournaments.config import load_tournament  # noqa: E402
 from tournaments.runner import RunOptions, run_tournament  # noqa: E402
@@ -59,7 +59,7 @@ def run_league(directory: Path, rounds: int, parallel: int) -> dict[str, Any]:
     config = load_tournament(path)
     db = directory / f"bench-{parallel}.db"
     started = time.perf_counter()
-    outcome = run_tournament(config, RunOptions(db=db, parallel=parallel, plain=True), out=io.StringIO())
+    outcome = run_tournament(config, RunOptions(db=db, parallel=parallel), out=io.StringIO())
     elapsed = time.perf_counter() - started
     with Store(db, readonly=True) as store:
         finished = store.finished(outcome.tournament_id)
@@ -111,7 +111,7 @@ def main() -> None:
     for run in runs:
         print(f"  tournament runner, parallel {run['parallel']}: {run['games']} games in {run['seconds']:.1f} s "
               f"= {run['games_per_s']:.2f} games/s")
-    print(f"  in process (referee/inprocess.py, same seeds): {limit['games']} games in {limit['seconds']:.2f} s "
+    print(f"  in process (tournaments/inprocess.py, same seeds): {limit['games']} games in {limit['seconds']:.2f} s "
           f"= {limit['games_per_s']:.1f} games/s")
     print(f"  outcomes agree game by game: {'yes' if agree else 'NO'}")
     if not agree:

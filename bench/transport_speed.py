@@ -30,11 +30,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.inprocess import play_match  # noqa: E402
+from tournaments.inprocess import play_match  # noqa: E402
 from referee.local import play_local_match  # noqa: E402
 from referee.match import MatchConfig, Policy, TimeControl  # noqa: E402
-from referee.rules import parse_rules  # noqa: E402
-from tournaments.manifest import BotManifest, load_manifest  # noqa: E402
+from spite_engine import parse_rules  # noqa: E402
+from referee.manifest import BotManifest, load_manifest  # noqa: E402
 
 TIME = TimeControl(decision_ms=5000, bank_ms=30_000, connect_ms=30_000)
 
@@ -45,7 +45,7 @@ def percentile(values: list[int], q: float) -> float:
 
 
 def in_process(config: MatchConfig) -> dict[str, Any]:
-    from referee.rules import GameState, observe
+    from spite_engine import GameState, observe
     from spite_sdk.policies import greedy_move
 
     decisions = 0

@@ -1,4 +1,4 @@
-"""Spite Arena's referee: the rules engine (``referee.rules``) and the gRPC server around it."""
+"""Spite Arena's referee: the rules engine (``spite_engine``) and the gRPC server around it."""
 
 import os as _os
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import AsyncIterator, Awaitable, Callable, Sequence
 
-from tournaments.manifest import BotManifest
+from referee.manifest import BotManifest
 
 from .launcher import BotProcess, ExitInfo
 from .match import Match, MatchConfig, Seat

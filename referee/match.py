@@ -26,11 +26,11 @@ from typing import Any, Protocol
 from spite.v1 import game_pb2 as pb
 from spite.v1 import referee_pb2 as rpb
 
-from .replay import ReplayWriter
-from .rules import (Ending, EventKind, GameState, IllegalMoveError, MalformedMoveError, Move, Outcome, RuleSet,
+from . import replay as replay_file
+from spite_engine import (Ending, EventKind, GameState, IllegalMoveError, MalformedMoveError, Move, Outcome, RuleSet,
                     observe, observe_public, visible_events)
-from .rules.rng import derive
-from .wire import (PROTOCOL_VERSION, events_to_pb, move_from_pb, move_to_pb, observation_to_pb, outcome_to_pb,
+from spite_engine.rng import derive
+from spite_wire import (PROTOCOL_VERSION, events_to_pb, move_from_pb, move_to_pb, observation_to_pb, outcome_to_pb,
                    rules_to_pb)
 
 log = logging.getLogger("spite.referee")
@@ -474,7 +474,11 @@ class Match:
         self._publish(rpb.SpectatorMessage(game_over=over))
         replay = None
         if self.config.replay_dir is not None:
-            replay = str(ReplayWriter.write(self.config.replay_dir, self, number, state, move_meta))
+            header = {"match_id": self.match_id, "game_number": number,
+                      "seats": [{"seat": s.index, "name": s.report.name, "version": s.report.version}
+                                for s in self.seats]}
+            path = Path(self.config.replay_dir) / f"{self.match_id}-g{number:03d}.jsonl.gz"
+            replay = str(replay_file.write(path, header, state, move_meta))
         moves = sum(1 for e in state.log if e.kind == EventKind.MOVE)
         return GameResult(number, seed, state.first_seat, outcome, moves, state.turn, replay)
 

@@ -7,8 +7,8 @@ decision's wall time in microseconds and the bot's debug string; chance events
 with their hidden cards: a replay is omniscient). Last line, the footer:
 ``{"outcome": {...}}``.
 
-``load(path)`` turns a file back into a :class:`referee.rules.GameRecord`, which
-``referee.rules.replay`` re-simulates exactly (``spite replay --verify``).
+``load(path)`` turns a file back into a :class:`spite_engine.GameRecord`, which
+``spite_engine.replay`` re-simulates exactly (``spite replay --verify``).
 """
 
 from __future__ import annotations
@@ -18,12 +18,9 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .rules import Event, EventKind, GameRecord, GameState, Outcome, RuleSet
-
-if TYPE_CHECKING:
-    from .match import Match
+from spite_engine import Event, EventKind, GameRecord, GameState, Outcome, RuleSet
 
 FORMAT = "spite-replay"
 FORMAT_VERSION = 1
@@ -57,16 +54,6 @@ def write(path: Path, header: dict[str, Any], state: GameState, move_meta: dict[
         out.write(json.dumps({"outcome": state.outcome.to_dict() if state.outcome else None}) + "\n")
     os.replace(temporary, path)
     return path
-
-
-class ReplayWriter:
-    @staticmethod
-    def write(directory: Path, match: "Match", game_number: int, state: GameState,
-              move_meta: dict[int, dict[str, Any]]) -> Path:
-        header = {"match_id": match.match_id, "game_number": game_number,
-                  "seats": [{"seat": s.index, "name": s.report.name, "version": s.report.version}
-                            for s in match.seats]}
-        return write(Path(directory) / f"{match.match_id}-g{game_number:03d}.jsonl.gz", header, state, move_meta)
 
 
 def load(path: Path | str) -> Replay:

@@ -455,11 +455,11 @@ class Isolation:
 @functools.lru_cache(maxsize=1)
 def toolchain_dirs() -> tuple[Path, ...]:
     """Directories outside the system ones that bots' runtimes need: this Python (venv and base
-    installation) and the Python SDK, the protocol's ``proto/`` (the TypeScript SDK loads it),
-    the ``referee`` package (its rules engine, for bots that search),
-    JAVA_HOME, GOROOT, and ``SPITE_SANDBOX_BIND``."""
+    installation), the Python SDK with the engine and the wire packages it imports (public
+    source: bots that search simulate with the engine), the protocol's ``proto/`` (the
+    TypeScript SDK loads it), JAVA_HOME, GOROOT, and ``SPITE_SANDBOX_BIND``."""
     found: list[Path] = [Path(sys.prefix), Path(sys.base_prefix), Path(os.path.realpath(sys.executable)).parent.parent]
-    for package in ("spite_sdk", "spite"):
+    for package in ("spite_sdk", "spite_engine", "spite_wire", "spite"):
         try:
             spec = importlib.util.find_spec(package)
         except (ImportError, ValueError):
@@ -467,9 +467,6 @@ def toolchain_dirs() -> tuple[Path, ...]:
         for location in (spec.submodule_search_locations or []) if spec else []:
             found.append(Path(location).resolve().parent)
     found.append(Path(__file__).resolve().parent.parent / "proto")  # the public protocol; SDKs load it at run time
-    # the rules engine, for Python bots that search with it (sample_bots/sampler): public
-    # source, no secrets live in the package directory
-    found.append(Path(__file__).resolve().parent)
     for variable in ("JAVA_HOME", "GOROOT"):
         if os.environ.get(variable):
             found.append(Path(os.environ[variable]))

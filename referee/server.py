@@ -25,8 +25,8 @@ from spite.v1 import referee_pb2 as rpb
 from spite.v1 import referee_pb2_grpc
 
 from .match import Closed, Match, MatchConfig, Policy, Seat, TimeControl
-from .rules import Ending, RulesError, parse_rules
-from .wire import PROTOCOL_VERSION
+from spite_engine import Ending, RulesError, parse_rules
+from spite_wire import PROTOCOL_VERSION
 
 log = logging.getLogger("spite.referee")
 

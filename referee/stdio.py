@@ -20,7 +20,7 @@ from spite.v1 import referee_pb2 as rpb
 
 from .launcher import BotProcess
 from .match import Closed, Garbled, Match, Seat
-from .rules import Ending
+from spite_engine import Ending
 from .server import MAX_MESSAGE_BYTES, Arena, SessionRefused
 
 

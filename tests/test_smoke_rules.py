@@ -4,7 +4,7 @@ tests/rules/."""
 
 import pytest
 
-from referee.rules import PRESETS, GameState, observe, parse_rules
+from spite_engine import PRESETS, GameState, observe, parse_rules
 from spite_sdk.policies import greedy_move
 
 

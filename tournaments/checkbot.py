@@ -18,9 +18,9 @@ from typing import Any
 
 from referee.local import LocalMatch, play_local_match
 from referee.match import MatchConfig, Policy, TimeControl
-from referee.rules import parse_rules
+from spite_engine import parse_rules
 
-from .manifest import BotManifest, ManifestError, load_manifest, resolve_bot
+from referee.manifest import BotManifest, ManifestError, load_manifest, resolve_bot
 
 # The presets a client must handle, and which seats the bot takes in each.
 PRESET_SEATS: tuple[tuple[str, tuple[int, ...]], ...] = (

@@ -57,9 +57,9 @@ from pathlib import Path
 from typing import Any
 
 from referee.match import Policy, Thinking, TimeControl
-from referee.rules import RuleSet, RulesError, parse_rules
-from referee.rules.rng import MAX_SEED
-from tournaments.manifest import SAMPLE_BOTS, BotManifest, ManifestError, resolve_bot
+from spite_engine import RuleSet, RulesError, parse_rules
+from spite_engine.rng import MAX_SEED
+from referee.manifest import SAMPLE_BOTS, BotManifest, ManifestError, resolve_bot
 
 from .ratings import RatingParams
 from .schedule import Entrant

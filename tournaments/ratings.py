@@ -11,7 +11,7 @@ are a tie, and all equal is a draw.
 
 The default ``draw_probability`` is the draw rate measured between the sample bots:
 ``python bench/draw_rate.py`` plays greedy, random and naive against each other in process
-(``referee/inprocess.py``, standard rules, 300 deals per ordered pairing: 1,800 games
+(``tournaments/inprocess.py``, standard rules, 300 deals per ordered pairing: 1,800 games
 between different bots) and found 55% draws, almost all of them stalemates involving the
 random bot (greedy v random 70%, naive v random 90%, greedy v naive 4%). Between equally
 matched sensible bots (greedy v greedy 8%, naive v naive 3%) draws are rare: a league

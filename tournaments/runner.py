@@ -17,38 +17,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
-import json
-import os
 import random
 import sys
-import tempfile
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol, TextIO
+from typing import Any, Callable, TextIO
 
-from rich.console import Console, Group
-from rich.live import Live
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.text import Text
+from referee.manifest import bot_fingerprint
+from spite_engine.rng import derive
 
-from referee.rules.rng import derive
-
-from . import leaderboard, seeds
+from . import seeds
+from .backends import Backend, DaskBackend, LocalBackend, TournamentError, WorkerDied
 from .config import TournamentConfig
 from .ratings import Ratings, placings, separated
 from .schedule import Scheduler
+from .standings import BotHealth, Standings, rows
 from .store import FinishedMatch, MatchRow, Store
-from .worker import bot_fingerprint
+from .views import PlainView, View
 
 MAX_ATTEMPTS = 3
 """Tries per match in one run when the worker (not a bot) fails; then the match is void."""
-
-
-class TournamentError(RuntimeError):
-    """The tournament cannot start or go on (the message says why and what to do)."""
 
 
 @dataclass
@@ -57,8 +47,6 @@ class RunOptions:
     parallel: int | None = None
     resume: bool | int = False
     """True: go on with the latest tournament of the file's name; an int: with that tournament id."""
-    plain: bool | None = None
-    """None: plain when stdout is not a terminal."""
     scheduler: str | None = None
     """A Dask scheduler address; None runs matches in local worker processes."""
 
@@ -182,232 +170,6 @@ class RatingFrontier:
 # -- workers --------------------------------------------------------------------------------
 
 
-class WorkerDied(RuntimeError):
-    pass
-
-
-class Backend(Protocol):
-    slots: int
-
-    async def start(self) -> None: ...
-
-    async def run(self, slot: int, job: dict[str, Any]) -> dict[str, Any]: ...
-
-    async def stop(self) -> None: ...
-
-
-class LocalWorker:
-    """One ``python -m tournaments.worker`` process, pinned to a core, playing one match at a time."""
-
-    def __init__(self, cpu: int | None, scratch: Path) -> None:
-        self.cpu = cpu
-        self.scratch = scratch
-        self.process: asyncio.subprocess.Process | None = None
-        self.stderr_path: Path | None = None
-
-    async def start(self) -> None:
-        from referee.launcher import die_with_parent
-
-        command = [sys.executable, "-m", "tournaments.worker"] + (["--cpu", str(self.cpu)] if self.cpu is not None
-                                                                   else [])
-        handle, name = tempfile.mkstemp(prefix="worker-", suffix=".log", dir=self.scratch)
-        self.stderr_path = Path(name)
-        try:
-            self.process = await asyncio.create_subprocess_exec(
-                *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=handle,
-                preexec_fn=die_with_parent, limit=64 * 1024 * 1024)
-        finally:
-            os.close(handle)
-
-    async def run(self, job: dict[str, Any]) -> dict[str, Any]:
-        if self.process is None or self.process.returncode is not None:
-            await self.start()
-        if self.process is None or self.process.stdin is None or self.process.stdout is None:
-            raise WorkerDied("the worker process could not be started")
-        try:
-            self.process.stdin.write((json.dumps(job) + "\n").encode())
-            await self.process.stdin.drain()
-            line = await self.process.stdout.readline()
-        except (BrokenPipeError, ConnectionResetError):
-            line = b""
-        if not line:
-            code = await self.process.wait()
-            tail = self.stderr_path.read_text(errors="replace")[-1500:] if self.stderr_path else ""
-            self.process = None
-            raise WorkerDied(f"the worker process exited (code {code}) during the match: {tail.strip()}")
-        result: dict[str, Any] = json.loads(line)
-        return result
-
-    async def stop(self) -> None:
-        if self.process is None:
-            return
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        try:
-            await asyncio.wait_for(self.process.wait(), 5)
-        except (asyncio.TimeoutError, TimeoutError):
-            self.process.kill()
-            await self.process.wait()
-
-
-class LocalBackend:
-    """Local worker processes, one per slot, pinned round-robin to the usable cores."""
-
-    def __init__(self, slots: int) -> None:
-        self.slots = slots
-        try:
-            cores = sorted(os.sched_getaffinity(0))
-        except (AttributeError, OSError):
-            cores = []
-        self._scratch = tempfile.TemporaryDirectory(prefix="spite-workers-")
-        self.workers = [LocalWorker(cores[i % len(cores)] if cores else None, Path(self._scratch.name))
-                        for i in range(slots)]
-
-    async def start(self) -> None:
-        await asyncio.gather(*(w.start() for w in self.workers))
-
-    async def run(self, slot: int, job: dict[str, Any]) -> dict[str, Any]:
-        return await self.workers[slot].run(job)
-
-    async def stop(self) -> None:
-        await asyncio.gather(*(w.stop() for w in self.workers), return_exceptions=True)
-        self._scratch.cleanup()
-
-
-class DaskBackend:
-    """Matches as tasks on a Dask cluster; each task runs ``python -m tournaments.worker`` on its worker."""
-
-    def __init__(self, address: str, slots: int | None) -> None:
-        self.address = address
-        self.slots = slots or 0
-        self.client: Any = None
-
-    async def start(self) -> None:
-        try:
-            from distributed import Client
-        except ImportError:
-            raise TournamentError("--scheduler needs Dask: pip install 'spite-arena[dask]'") from None
-        try:
-            self.client = await Client(self.address, asynchronous=True, timeout=10)  # type: ignore[no-untyped-call]
-        except OSError as error:
-            raise TournamentError(f"cannot reach the Dask scheduler at {self.address}: {error}") from None
-        if not self.slots:
-            threads = self.client.nthreads()
-            if inspect.isawaitable(threads):
-                threads = await threads
-            self.slots = max(1, sum(dict(threads).values()))
-
-    async def run(self, slot: int, job: dict[str, Any]) -> dict[str, Any]:
-        from .worker import run_job_in_subprocess
-
-        future = self.client.submit(run_job_in_subprocess, job, pure=False,
-                                    key=f"spite-match-{job['match_id']}-{time.monotonic_ns()}")
-        result: dict[str, Any] = await future
-        return result
-
-    async def stop(self) -> None:
-        if self.client is not None:
-            await self.client.close()
-
-
-# -- the live view --------------------------------------------------------------------------
-
-
-class View(Protocol):
-    def started(self, total: int, done: int) -> None: ...
-
-    def total(self, total: int) -> None: ...
-
-    def finished(self, match: MatchRow, line: str, faults: list[str]) -> None: ...
-
-    def update(self, board: list[dict[str, Any]], standings: leaderboard.Standings) -> None: ...
-
-    def note(self, line: str) -> None: ...
-
-    def close(self) -> None: ...
-
-
-class PlainView:
-    """One line per match, for CI logs and pipes."""
-
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-        self.done = 0
-        self.all = 0
-
-    def started(self, total: int, done: int) -> None:
-        self.all, self.done = total, done
-
-    def total(self, total: int) -> None:
-        self.all = total
-
-    def finished(self, match: MatchRow, line: str, faults: list[str]) -> None:
-        self.done += 1
-        width = len(str(self.all))
-        extra = "".join(f"  ! {f}" for f in faults)
-        print(f"[{self.done:>{width}}/{self.all}] {line}{extra}", file=self.out, flush=True)
-
-    def update(self, board: list[dict[str, Any]], standings: leaderboard.Standings) -> None:
-        pass
-
-    def note(self, line: str) -> None:
-        print(line, file=self.out, flush=True)
-
-    def close(self) -> None:
-        pass
-
-
-class LiveView:
-    """A progress bar with ETA, the leaderboard as it stands, recent results, failing bots."""
-
-    def __init__(self, console: Console, title: str, show_points: bool) -> None:
-        self.console = console
-        self.title = title
-        self.show_points = show_points
-        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console)
-        self.task = self.progress.add_task("matches", total=None)
-        self.recent: deque[str] = deque(maxlen=6)
-        self.board: list[dict[str, Any]] = []
-        self.failing: list[tuple[str, leaderboard.BotHealth]] = []
-        # Transient: when the run ends the view goes, and the final leaderboard is printed in its place.
-        self.live = Live(self._render(), console=console, refresh_per_second=4, transient=True)
-        self.live.start()
-
-    def _render(self) -> Group:
-        parts: list[Any] = [self.progress]
-        if self.board:
-            parts.append(leaderboard.rich_table(self.board, self.title, self.show_points, limit=15))
-        parts.extend(leaderboard.failing_lines(self.failing))
-        if self.recent:
-            parts.append(Text("recent:", style="bold"))
-            parts.extend(Text("  " + line, style="dim") for line in self.recent)
-        return Group(*parts)
-
-    def started(self, total: int, done: int) -> None:
-        self.progress.update(self.task, total=total, completed=done)
-        self.progress.reset(self.task, total=total, completed=done)
-
-    def total(self, total: int) -> None:
-        self.progress.update(self.task, total=total)
-
-    def finished(self, match: MatchRow, line: str, faults: list[str]) -> None:
-        self.progress.advance(self.task)
-        self.recent.append(line + "".join(f"  ! {f}" for f in faults))
-        self.live.update(self._render())
-
-    def update(self, board: list[dict[str, Any]], standings: leaderboard.Standings) -> None:
-        self.board = board
-        self.failing = standings.failing()
-        self.live.update(self._render())
-
-    def note(self, line: str) -> None:
-        self.live.console.print(line)
-
-    def close(self) -> None:
-        self.live.stop()
-
-
 # -- the run --------------------------------------------------------------------------------
 
 
@@ -431,7 +193,7 @@ class Outcome:
     rounds: int
     elapsed_s: float
     board: list[dict[str, Any]] = field(default_factory=list)
-    failing: list[tuple[str, leaderboard.BotHealth]] = field(default_factory=list)
+    failing: list[tuple[str, BotHealth]] = field(default_factory=list)
 
 
 class Runner:
@@ -447,7 +209,7 @@ class Runner:
         self.scheduler = scheduler
         self.rounds = rounds
         self.frontier = RatingFrontier(Ratings(config.rating, [e.name for e in config.entrants]))
-        self.standings = leaderboard.Standings(config.entrants)
+        self.standings = Standings(config.entrants)
         self.queue: deque[MatchRow] = deque()
         self.failures: dict[int, int] = {}
         self.running: set[int] = set()
@@ -467,7 +229,7 @@ class Runner:
             self.standings.bench(bot, reason)
 
     def _board(self) -> list[dict[str, Any]]:
-        return leaderboard.rows(self.standings, self.frontier.ratings)
+        return rows(self.standings, self.frontier.ratings)
 
     async def run(self) -> Outcome:
         started = time.perf_counter()
@@ -599,18 +361,8 @@ class Runner:
                                   f"{tries} tries", [error[:300]])
 
 
-def make_view(config: TournamentConfig, plain: bool | None, out: TextIO | None = None) -> View:
-    """The live view on a terminal, else plain lines; ``plain=False`` forces the live view
-    (rendered as if to a terminal, whatever ``out`` is)."""
-    stream = out or sys.stdout
-    console = Console(file=stream, force_terminal=True if plain is False else None)
-    if plain or (plain is None and not console.is_terminal):
-        return PlainView(stream)
-    show_points = config.rules.scoring != "win" or bool(config.rules.match_points)
-    return LiveView(console, f"{config.name} · {config.rules.name}", show_points)
-
-
-def run_tournament(config: TournamentConfig, options: RunOptions, out: TextIO | None = None) -> Outcome:
+def run_tournament(config: TournamentConfig, options: RunOptions, out: TextIO | None = None,
+                   view: View | None = None) -> Outcome:
     """Everything ``spite tournament`` does; raises :class:`TournamentError` or ``ManifestError``
     (before any game) when it cannot start."""
     stream = out or sys.stdout
@@ -628,7 +380,7 @@ def run_tournament(config: TournamentConfig, options: RunOptions, out: TextIO | 
         parallel = options.parallel or config.parallel
         backend: Backend = (DaskBackend(options.scheduler, options.parallel) if options.scheduler
                             else LocalBackend(parallel))
-        view = make_view(config, options.plain, out)
+        view = view or PlainView(stream)
         runner = Runner(config, store, tournament_id, backend, view, scheduler, rounds)
         try:
             outcome = asyncio.run(runner.run())

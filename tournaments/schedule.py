@@ -28,8 +28,8 @@ from math import comb, gcd
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from referee.rules import RuleSet
-from referee.rules.rng import derive
+from spite_engine import RuleSet
+from spite_engine.rng import derive
 
 MAX_GROUPS_PER_ROUND = 60
 """Up to this many groups, a multi-player round holds every group (an exact balance)."""

@@ -12,7 +12,7 @@ commitment nobody has to trust them:
 3. After the tournament, ``spite seed reveal`` prints the secret; anyone can run
    ``spite seed verify --commitment C --seed S`` and recompute every deal from it.
 
-The engine's seeds are 64-bit (:data:`referee.rules.rng.MAX_SEED`), so the tournament's
+The engine's seeds are 64-bit (:data:`spite_engine.rng.MAX_SEED`), so the tournament's
 master seed is derived from the secret: the first 8 bytes, big-endian, of
 HMAC-SHA256(secret bytes, ``"spite-arena master seed v1"``) (:func:`master_seed`). Every
 match's deal seed derives from that as for a plain ``seed = N`` (``tournaments/schedule.py``).

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from referee.rules import Ending
+from spite_engine import Ending
 
 from .schedule import Entrant, ScheduledMatch
 
@@ -101,7 +101,7 @@ CREATE TABLE IF NOT EXISTS games (
     game_number INTEGER NOT NULL,
     seed TEXT NOT NULL,
     first_seat INTEGER NOT NULL,
-    ending TEXT NOT NULL,            -- referee.rules.Ending value
+    ending TEXT NOT NULL,            -- spite_engine.Ending value
     by_rules INTEGER NOT NULL,       -- 1: ended by the rules; 0: cut off by the referee
     winners TEXT NOT NULL,           -- JSON list of seats (empty: a draw)
     scores TEXT NOT NULL,            -- JSON list of points per seat

@@ -18,64 +18,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import json
-import math
 import os
 import socket
 import subprocess
 import sys
 import time
-from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, TextIO
+from typing import Any, TextIO
 
-if TYPE_CHECKING:
-    from tournaments.manifest import BotManifest
+from referee.manifest import bot_fingerprint
 
-HISTOGRAM_STEPS_PER_OCTAVE = 8
-"""Decision times are kept as a log histogram: bucket b holds [2^(b/8), 2^((b+1)/8)) us."""
-
-
-def histogram(values_us: Iterable[int]) -> dict[str, int]:
-    """A sparse log-scale histogram of decision times (bucket -> count), JSON-ready."""
-    counts: Counter[int] = Counter()
-    for us in values_us:
-        counts[bucket(us)] += 1
-    return {str(b): n for b, n in sorted(counts.items())}
-
-
-def bucket(us: int) -> int:
-    return int(math.floor(HISTOGRAM_STEPS_PER_OCTAVE * math.log2(max(1, us))))
-
-
-def bucket_value(b: int) -> float:
-    """A representative value (us) of bucket ``b``: its geometric middle."""
-    return float(2 ** ((b + 0.5) / HISTOGRAM_STEPS_PER_OCTAVE))
-
-
-def percentile(histogram: dict[int, int], q: float) -> float:
-    """The ``q`` quantile (0..1) of a merged histogram, in microseconds; 0 when empty."""
-    total = sum(histogram.values())
-    if total == 0:
-        return 0.0
-    rank = min(total - 1, int(q * total))
-    seen = 0
-    for b in sorted(histogram):
-        seen += histogram[b]
-        if seen > rank:
-            return bucket_value(b)
-    return bucket_value(max(histogram))
-
-
-def bot_fingerprint(manifest: "BotManifest") -> str:
-    """The manifest's fingerprint with this interpreter's path put back as ``{python}``, so a
-    worker machine whose Python lives elsewhere still recognises the same bot."""
-    portable = dataclasses.replace(
-        manifest, command=tuple(c.replace(sys.executable, "{python}") for c in manifest.command),
-        build=manifest.build.replace(sys.executable, "{python}"))
-    return portable.fingerprint()
-
+from .timing import histogram
 
 def worker_name(cpu: int | None = None) -> str:
     return f"{socket.gethostname()}:{os.getpid()}" + (f"/cpu{cpu}" if cpu is not None else "")
@@ -85,8 +39,8 @@ async def play(job: dict[str, Any], worker: str = "") -> dict[str, Any]:
     """Play one job's match; never raises: a failure is a result with ``ok: false``."""
     from referee.local import play_local_match
     from referee.match import LAG_LIMIT_MS, MatchConfig, Policy, Thinking, TimeControl
-    from referee.rules import parse_rules
-    from tournaments.manifest import resolve_bot
+    from spite_engine import parse_rules
+    from referee.manifest import resolve_bot
 
     started = time.perf_counter()
     base = {"match_id": job.get("match_id"), "worker": worker or worker_name()}

@@ -7,7 +7,7 @@ Run by the referee (``spite play greedy naive``) or by hand::
 With ``SPITE_GREEDY_PLAN=1`` it sends each turn's greedy moves as one plan (played
 up to the first move that reveals something: a stock card, a refill, the turn's
 end) instead of one move per round trip: the same games, fewer round trips. The
-plan is worked out on a determinized copy of the table (``referee.rules``'s
+plan is worked out on a determinized copy of the table (``spite_engine``'s
 simulator), so that mode needs the Spite Arena package next to the SDK.
 """
 
@@ -23,9 +23,9 @@ PLAN = os.environ.get("SPITE_GREEDY_PLAN") == "1"
 
 def greedy_plan(observation: Observation) -> list[Move]:
     """The greedy moves of this turn that reveal nothing new, then the first one that does."""
-    from referee.rules import parse_rules
-    from referee.rules import observe as engine_observe
-    from referee.rules.determinize import determinize
+    from spite_engine import parse_rules
+    from spite_engine import observe as engine_observe
+    from spite_engine.determinize import determinize
 
     world = determinize(observation, parse_rules(observation.rules.name), random.Random(0))
     seat = observation.seat

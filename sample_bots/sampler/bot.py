@@ -6,7 +6,7 @@ Perfect-information Monte Carlo (PIMC) over the planner's candidates (docs/bots.
    moves. When one is clearly best (it plays the stock card, or it leads the next by more
    than ``GATE`` points of the planner's evaluation) that plan is sent at once.
 2. Otherwise, sample after sample, it deals a world consistent with its observation
-   (``referee.rules.determinize``: opponents' hands, the cards under the stock tops and the
+   (``spite_engine.determinize``: opponents' hands, the cards under the stock tops and the
    draw pile order dealt from the unseen cards) and plays each candidate in that same world
    (common random numbers): the candidate's moves as the referee would play them, the rest
    of the turn and the next ``players`` turns by the planner for every seat.
@@ -19,7 +19,7 @@ budget (an unfinished sample is dropped) (``SPITE_SAMPLER_MS``, default 100 ms, 
 referee's deadline); the planner's choice is the answer if no sample fits. With
 ``SPITE_SAMPLER_SAMPLES=N`` it draws exactly N samples instead (reproducible, for benches).
 
-It imports the engine (``referee.rules``) for determinization and simulation, so it runs
+It imports the engine (``spite_engine``) for determinization and simulation, so it runs
 in this repository's venv, where the referee runs (bot.toml says so).
 """
 
@@ -33,8 +33,8 @@ from typing import Any, Callable
 from spite_sdk import Bot, Move, Observation
 from spite_sdk.planning import STOCK, WEIGHTS, candidate_plans, plan_turn
 
-from referee.rules import GameState, RuleSet, observe, parse_rules
-from referee.rules.determinize import determinize
+from spite_engine import GameState, RuleSet, observe, parse_rules
+from spite_engine.determinize import determinize
 
 CANDIDATES = 4
 """How many of the planner's plans are compared."""

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from tournaments.checkbot import check_bot
-from tournaments.manifest import BotManifest, resolve_bot
+from referee.manifest import BotManifest, resolve_bot
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 
@@ -34,7 +34,7 @@ def test_a_stdio_bot_writing_stray_output_fails_with_the_fix() -> None:
 
 def test_the_command_exits_non_zero_naming_the_failed_check() -> None:
     command = f"{sys.executable} {BOTS / 'hostile_bot.py'} bad-move"
-    run = subprocess.run([sys.executable, "-m", "tournaments.cli", "check-bot", command, "--games", "2"],
+    run = subprocess.run([sys.executable, "-m", "spite_cli.main", "check-bot", command, "--games", "2"],
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "FAIL  legal moves" in run.stdout and "illegal move" in run.stdout

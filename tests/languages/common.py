@@ -19,10 +19,10 @@ import pytest
 
 from referee.local import LocalMatch, play_local_match
 from referee.match import MatchConfig, Policy, TimeControl
-from referee.rules import GameState, observe, parse_rules
-from referee.wire import observation_to_pb, rules_to_pb
+from spite_engine import GameState, observe, parse_rules
+from spite_wire import observation_to_pb, rules_to_pb
 from spite_sdk import policies
-from tournaments.manifest import BotManifest
+from referee.manifest import BotManifest
 
 REPO = Path(__file__).resolve().parents[2]
 HOSTILE = REPO / "tests" / "bots" / "hostile_bot.py"

@@ -17,7 +17,7 @@ import pytest
 
 from tournaments.checkbot import check_bot
 from tournaments.config import load_tournament
-from tournaments.manifest import BotManifest, load_manifest
+from referee.manifest import BotManifest, load_manifest
 from tournaments.runner import RunOptions, run_tournament
 from tournaments.store import Store
 
@@ -61,7 +61,7 @@ def test_all_language_bots_play_a_round_robin(bots: dict[str, BotManifest], tmp_
     league.write_text(f'name = "languages"\nrules = "standard"\nbots = [{entries}]\nseed = 99\nrounds = 1\n'
                       f'parallel = 2\npolicy = "forfeit"\n')
     db = tmp_path / "league.db"
-    outcome = run_tournament(load_tournament(league), RunOptions(db=db, parallel=2, plain=True), out=io.StringIO())
+    outcome = run_tournament(load_tournament(league), RunOptions(db=db, parallel=2), out=io.StringIO())
     pairings = len(LANGUAGE_BOTS) * (len(LANGUAGE_BOTS) - 1) // 2
     assert (outcome.done, outcome.void) == (2 * pairings, 0)  # every pairing, both seat orders
     with Store(db, readonly=True) as store:

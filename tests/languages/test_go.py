@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.manifest import BotManifest, load_manifest
+from referee.manifest import BotManifest, load_manifest
 
 from .common import MATCHES, greedy_positions, play_cleanly, require
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from spite.v1 import referee_pb2 as rpb
-from tournaments.manifest import BotManifest, load_manifest
+from referee.manifest import BotManifest, load_manifest
 
 from .common import MATCHES, greedy_positions, play_cleanly, unavailable
 

@@ -11,8 +11,8 @@ import pytest
 
 from referee.local import LocalMatch, play_local_match
 from referee.match import MatchConfig, Policy, TimeControl
-from referee.rules import parse_rules
-from tournaments.manifest import BotManifest
+from spite_engine import parse_rules
+from referee.manifest import BotManifest
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 

@@ -15,7 +15,7 @@ import pytest
 
 from referee.local import play_local_match
 from referee.match import MatchConfig, Policy
-from referee.rules import Ending, parse_rules
+from spite_engine import Ending, parse_rules
 from referee.server import start_referee
 
 from .conftest import FAST, good, hostile, run_match
@@ -148,7 +148,7 @@ def test_no_bot_process_survives_a_match(tmp_path: Path) -> None:
         "import os, subprocess, sys\n"
         f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {marker!r}], start_new_session=True)\n"
         f"os.execv(sys.executable, [sys.executable, {str(bot)!r}, 'good', {marker!r}])\n")
-    from tournaments.manifest import BotManifest
+    from referee.manifest import BotManifest
     import sys as _sys
     spawner = BotManifest(name="spawner", command=(_sys.executable, str(script)), workdir=tmp_path)
     result = run_match([spawner, good()])

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from referee.local import LocalMatch, play_local_match
 from referee.match import Match, MatchConfig, Policy, Thinking, TimeControl
-from referee.rules import parse_rules
-from tournaments.manifest import BotManifest
+from spite_engine import parse_rules
+from referee.manifest import BotManifest
 from tournaments.worker import play
 
 from .conftest import BOTS, FAST, good, hostile

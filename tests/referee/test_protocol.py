@@ -15,7 +15,7 @@ from spite.v1 import referee_pb2 as rpb
 from spite.v1 import referee_pb2_grpc
 
 from referee.match import MatchConfig, Policy, TimeControl
-from referee.rules import parse_rules
+from spite_engine import parse_rules
 from referee.server import ADMIN_METADATA, RunningReferee, start_referee
 
 ADMIN = "test-admin-token"

@@ -26,11 +26,11 @@ import pytest
 from referee.launcher import LOG_CAP, BotProcess
 from referee.local import LocalMatch, play_local_match
 from referee.match import MatchConfig, Policy
-from referee.rules import Ending, parse_rules
+from spite_engine import Ending, parse_rules
 from referee.sandbox import Isolation, Limits, cgroup_parents, detect, process_cpu_seconds
 from referee.server import start_referee
-from tournaments import doctor
-from tournaments.manifest import BotManifest, ManifestError, load_manifest
+from spite_cli import doctor
+from referee.manifest import BotManifest, ManifestError, load_manifest
 
 from .conftest import BOTS, FAST, good, run_match
 
@@ -103,7 +103,7 @@ def test_every_bot_runs_in_the_machines_sandbox_mode(logs: Path) -> None:
 
 
 def test_doctor_reports_mode_cgroups_and_toolchains(capsys: pytest.CaptureFixture[str]) -> None:
-    from tournaments.cli import main
+    from spite_cli.main import main
     assert main(["doctor", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["sandbox"]["mode"] == detect().name and data["sandbox"]["reason"]

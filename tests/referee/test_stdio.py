@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from referee.match import Policy, TimeControl
-from referee.rules import Ending
+from spite_engine import Ending
 from referee.stdio import decode, encode
-from tournaments.manifest import BotManifest, load_manifest
+from referee.manifest import BotManifest, load_manifest
 from spite.v1 import referee_pb2 as rpb
 
 from .conftest import BOTS, good, run_match

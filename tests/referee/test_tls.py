@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from referee.match import Match, MatchConfig, Policy, TimeControl
-from referee.rules import parse_rules
+from spite_engine import parse_rules
 from referee.server import RunningReferee, TlsConfig, TlsError, is_loopback, start_referee
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -258,7 +258,7 @@ def test_loopback_addresses() -> None:
 
 
 def spite(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tournaments.cli", *args], cwd=ROOT, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "spite_cli.main", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=60, env=env)
 
 
@@ -285,7 +285,7 @@ def test_cli_referee_serves_mutual_tls_and_a_bot_plays_through_it(pki: Pki, tmp_
 
     admin_file = tmp_path / "admin.token"
     referee = subprocess.Popen(
-        [sys.executable, "-m", "tournaments.cli", "referee", "--listen", "127.0.0.1:0", "--admin-token-file",
+        [sys.executable, "-m", "spite_cli.main", "referee", "--listen", "127.0.0.1:0", "--admin-token-file",
          str(admin_file), "--tls-cert", str(pki.server.cert), "--tls-key", str(pki.server.key),
          "--tls-client-ca", str(pki.ca.cert), "--grace", "0.2"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -17,7 +17,7 @@ from spite.v1 import referee_pb2 as rpb
 from spite.v1 import referee_pb2_grpc
 
 from referee.match import Match, MatchConfig, Policy, TimeControl
-from referee.rules import Ending, parse_rules
+from spite_engine import Ending, parse_rules
 from referee.server import ADMIN_METADATA, RunningReferee, start_referee
 
 ADMIN = "admin-token-for-tests"

@@ -10,8 +10,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.rules import observe, observe_public, visible_events
-from referee.wire import events_to_pb, observation_to_pb
+from spite_engine import observe, observe_public, visible_events
+from spite_wire import events_to_pb, observation_to_pb
 from spite.v1 import referee_pb2 as rpb
 from tests.rules.support import MAX_SEED
 from tests.rules.test_leaks import Where, mid_game, positions, redeal

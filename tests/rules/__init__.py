@@ -1,1 +1,1 @@
-"""Tests of the rules engine (``referee.rules``); see ``README.md`` here."""
+"""Tests of the rules engine (``spite_engine``); see ``README.md`` here."""

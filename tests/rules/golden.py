@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from referee.rules import (PRESETS, RULES_VERSION, Card, Event, EventKind, GameState, Move, Observation,
+from spite_engine import (PRESETS, RULES_VERSION, Card, Event, EventKind, GameState, Move, Observation,
                            observe, observe_public, parse_rules, visible_events)
 from spite_sdk.policies import greedy_move
 

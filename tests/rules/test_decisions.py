@@ -11,9 +11,9 @@ import dataclasses
 
 import pytest
 
-from referee.rules import (ACE, JOKER, KING, PASS_MOVE, Ending, EventKind, GameState, IllegalMoveError, Move,
+from spite_engine import (ACE, JOKER, KING, PASS_MOVE, Ending, EventKind, GameState, IllegalMoveError, Move,
                            MoveKind, observe, parse_rules)
-from referee.rules.rng import derive, keyed_shuffle
+from spite_engine.rng import derive, keyed_shuffle
 
 from .support import cards, notation, position, snapshot
 
@@ -577,7 +577,7 @@ def test_illegal_moves_are_refused_with_a_reason() -> None:
 
 def test_apply_checked_accepts_exactly_the_legal_moves() -> None:
     """Every well-formed move is accepted by apply_checked if and only if legal_moves lists it."""
-    from referee.rules.moves import DISCARD_FROM_HAND, PLAY_FROM_DISCARD, PLAY_FROM_HAND, PLAY_FROM_STOCK
+    from spite_engine.moves import DISCARD_FROM_HAND, PLAY_FROM_DISCARD, PLAY_FROM_HAND, PLAY_FROM_STOCK
     every = [PASS_MOVE] + [m for table in (PLAY_FROM_HAND, PLAY_FROM_STOCK, DISCARD_FROM_HAND)
                            for row in table for m in row]
     every += [m for table in PLAY_FROM_DISCARD for row in table for m in row]

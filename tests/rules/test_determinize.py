@@ -8,8 +8,8 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.rules import observe
-from referee.rules.determinize import determinize, unseen_cards
+from spite_engine import observe
+from spite_engine.determinize import determinize, unseen_cards
 
 from .support import MAX_SEED, all_cards
 from .test_leaks import Where, mid_game, positions

@@ -21,7 +21,7 @@ from typing import Callable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.rules import (Card, Event, EventKind, GameState, Observation, Outcome, RuleSet, observe,
+from spite_engine import (Card, Event, EventKind, GameState, Observation, Outcome, RuleSet, observe,
                            observe_public, parse_rules, visible_events)
 
 from .support import MAX_SEED, POLICIES, SPECS, all_cards, play

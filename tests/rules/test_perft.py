@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from referee.rules import PRESETS, RULES_VERSION, Ending, GameState, parse_rules
+from spite_engine import PRESETS, RULES_VERSION, Ending, GameState, parse_rules
 
 from .golden import PERFT_DEPTH, PERFT_DIR, perft, replay_position
 

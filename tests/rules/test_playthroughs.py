@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from referee.rules import PRESETS, GameRecord, GameState, Move, parse_rules, replay
+from spite_engine import PRESETS, GameRecord, GameState, Move, parse_rules, replay
 
 from .golden import PLAYTHROUGH_DIR, PLAYTHROUGH_SEEDS, REGEN_COMMAND, playthrough_text
 

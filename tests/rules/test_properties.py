@@ -17,7 +17,7 @@ from typing import Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.rules import GameRecord, GameState, IllegalMoveError, Move, RuleSet, observe, parse_rules, replay
+from spite_engine import GameRecord, GameState, IllegalMoveError, Move, RuleSet, observe, parse_rules, replay
 
 from .support import MAX_SEED, POLICIES, SPECS, all_cards, snapshot
 

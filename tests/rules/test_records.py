@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from referee.rules import (Ending, Event, EventKind, GameRecord, GameState, Move, Outcome, ReplayMismatch,
+from spite_engine import (Ending, Event, EventKind, GameRecord, GameState, Move, Outcome, ReplayMismatch,
                            parse_rules, replay)
 
 from .support import eager_policy, play

@@ -1,4 +1,4 @@
-"""The keyed shuffle (``referee/rules/rng.py``): pinned output, the documented algorithm,
+"""The keyed shuffle (``engine/spite_engine/rng.py``): pinned output, the documented algorithm,
 and a rough uniformity check.
 
 Every game is a function of its seed through this stream, so a change to it changes every
@@ -16,7 +16,7 @@ from collections import Counter
 
 import pytest
 
-from referee.rules.rng import MAX_SEED, check_seed, derive, keyed_shuffle
+from spite_engine.rng import MAX_SEED, check_seed, derive, keyed_shuffle
 
 
 def test_keyed_shuffle_golden_values() -> None:

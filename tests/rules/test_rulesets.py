@@ -12,10 +12,10 @@ from collections import Counter
 
 import pytest
 
-import referee.rules
-from referee.rules import (JOKER, KING, PASS_MOVE, MalformedMoveError, Move, MoveError, MoveKind, RuleSet,
+import spite_engine
+from spite_engine import (JOKER, KING, PASS_MOVE, MalformedMoveError, Move, MoveError, MoveKind, RuleSet,
                            RulesError, Source, card_name, make_move, parse_card, parse_rules, preset)
-from referee.rules.moves import DISCARD_FROM_HAND, PLAY_FROM_DISCARD, PLAY_FROM_HAND, PLAY_FROM_STOCK
+from spite_engine.moves import DISCARD_FROM_HAND, PLAY_FROM_DISCARD, PLAY_FROM_HAND, PLAY_FROM_STOCK
 
 from .support import SPECS
 
@@ -244,6 +244,6 @@ def test_make_move_builds_the_interned_moves() -> None:
 
 
 def test_the_package_docstring_example_runs() -> None:
-    """The usage example in referee/rules/__init__.py is a passing doctest."""
-    result = doctest.testmod(referee.rules, raise_on_error=False)
+    """The usage example in engine/spite_engine/__init__.py is a passing doctest."""
+    result = doctest.testmod(spite_engine, raise_on_error=False)
     assert result.attempted > 0 and result.failed == 0

@@ -3,7 +3,7 @@ greedy in process on seat 1, real games of the standard rules."""
 
 from __future__ import annotations
 
-from referee.rules import GameState, Move as EngineMove, observe, parse_rules
+from spite_engine import GameState, Move as EngineMove, observe, parse_rules
 from spite.v1 import referee_pb2
 from spite_sdk import convert, policies
 

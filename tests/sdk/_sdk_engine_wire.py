@@ -6,7 +6,7 @@ comments so that the SDK is checked against the contract, not against the refere
 
 from __future__ import annotations
 
-from referee import rules as engine
+import spite_engine as engine
 from spite.v1 import game_pb2
 
 

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import pytest
 
-from referee.rules import PRESETS, GameState, observe, parse_rules
+from spite_engine import PRESETS, GameState, observe, parse_rules
 from spite.v1 import game_pb2
 from spite_sdk import Move, Observation, RuleSet, convert, policies
 

@@ -42,7 +42,7 @@ def test_the_readme_manifest_matches_the_sample_bots() -> None:
 
 def test_spite_play_runs_the_readme_bot(tmp_path: Path) -> None:
     (tmp_path / "mybot.py").write_text(readme_block("python"))
-    result = subprocess.run([sys.executable, "-c", "import sys; from tournaments.cli import main; sys.exit(main())",
+    result = subprocess.run([sys.executable, "-c", "import sys; from spite_cli.main import main; sys.exit(main())",
                              "play", "./mybot.py", "greedy", "--plain"],
                             cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr

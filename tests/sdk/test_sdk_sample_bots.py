@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from referee.rules import GameState, Move as EngineMove, observe
+from spite_engine import GameState, Move as EngineMove, observe
 from spite_sdk import policies
 
 from _sdk_engine_referee import BOT_SEAT, GAMES, RULES, EngineReferee

@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 from typing import Any, Callable
 
-from referee.rules import EventKind, GameState, Outcome, RuleSet, observe
+from spite_engine import EventKind, GameState, Outcome, RuleSet, observe
 from spite_sdk import policies
 from spite_sdk.planning import plan_turn
 

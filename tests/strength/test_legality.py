@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.rules import PRESETS, parse_rules
+from spite_engine import PRESETS, parse_rules
 
 from .support import agent, play_checked
 

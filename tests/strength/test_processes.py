@@ -13,8 +13,8 @@ from pathlib import Path
 from referee import replay as replay_file
 from referee.local import play_local_match
 from referee.match import MatchConfig, Policy, TimeControl
-from referee.rules import parse_rules
-from tournaments.manifest import resolve_bot
+from spite_engine import parse_rules
+from referee.manifest import resolve_bot
 
 def test_planner_process_plays_whole_turns_as_plans(tmp_path: Path) -> None:
     rules = parse_rules("standard")

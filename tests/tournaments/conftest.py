@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tournaments.config import TournamentConfig, load_tournament
+from spite_cli.tournament_view import make_view
 from tournaments.runner import Outcome, RunOptions, run_tournament
 
 REPO = Path(__file__).resolve().parents[2]
@@ -71,8 +72,8 @@ def run(path: Path, db: Path, **options: Any) -> Run:
 
 def run_loaded(config: TournamentConfig, db: Path, **options: Any) -> Run:
     out = io.StringIO()
-    options.setdefault("plain", True)
-    outcome = run_tournament(config, RunOptions(db=db, **options), out=out)
+    view = make_view(config, options.pop("plain", True), out)
+    outcome = run_tournament(config, RunOptions(db=db, **options), out=out, view=view)
     return Run(config, db, outcome, out.getvalue())
 
 

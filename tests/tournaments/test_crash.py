@@ -72,7 +72,7 @@ def comparable(db: Path) -> tuple[list[Any], list[Any]]:
 def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path, league: Run) -> None:
     path = write_tournament(tmp_path, "league", **LEAGUE)
     db = tmp_path / "killed.db"
-    command = [sys.executable, "-m", "tournaments.cli", "tournament", str(path), "--db", str(db), "--plain"]
+    command = [sys.executable, "-m", "spite_cli.main", "tournament", str(path), "--db", str(db), "--plain"]
     runner = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         family: set[int] = set()

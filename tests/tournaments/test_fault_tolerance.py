@@ -44,7 +44,7 @@ def processes_with(marker: str) -> list[int]:
 def test_killed_again_and_again_then_resumed_equals_an_uninterrupted_run(tmp_path: Path, league: Run) -> None:
     path = write_tournament(tmp_path, "league", **LEAGUE)
     db = tmp_path / "killed.db"
-    command = [sys.executable, "-m", "tournaments.cli", "tournament", str(path), "--db", str(db), "--plain"]
+    command = [sys.executable, "-m", "spite_cli.main", "tournament", str(path), "--db", str(db), "--plain"]
     moments = random.Random(20261129)
     cuts = []
     for life in range(3):
@@ -152,7 +152,7 @@ def test_a_worker_killed_mid_match_is_retried_with_the_same_seeds(tmp_path: Path
     # results are those of the uninterrupted league.
     path = write_tournament(tmp_path, "league", **LEAGUE)
     db = tmp_path / "worker-killed.db"
-    command = [sys.executable, "-m", "tournaments.cli", "tournament", str(path), "--db", str(db), "--plain"]
+    command = [sys.executable, "-m", "spite_cli.main", "tournament", str(path), "--db", str(db), "--plain"]
     runner = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     killed = None
     try:

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.cli import main
+from spite_cli.main import main
 from tournaments.config import load_tournament
 from tournaments.ratings import Ratings, placings, separated
-from tournaments.runner import LocalWorker, TournamentError, build_bots, open_tournament
+from tournaments.backends import LocalWorker, TournamentError
+from tournaments.runner import build_bots, open_tournament
 from tournaments.store import Store
 
 from .conftest import LEAGUE, Run, run, run_loaded, write_hostile_manifest, write_tournament
@@ -24,7 +25,7 @@ from .conftest import LEAGUE, Run, run, run_loaded, write_hostile_manifest, writ
 
 def spite(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """The real command line, in a subprocess."""
-    return subprocess.run([sys.executable, "-m", "tournaments.cli", *args], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run([sys.executable, "-m", "spite_cli.main", *args], capture_output=True, text=True, cwd=cwd)
 
 
 def leaderboard(capsys: pytest.CaptureFixture[str], *args: str) -> str:

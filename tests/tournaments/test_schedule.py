@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.rules import parse_rules
-from referee.rules.rng import derive
+from spite_engine import parse_rules
+from spite_engine.rng import derive
 from tournaments.schedule import Entrant, ScheduledMatch, Scheduler, deal_seed, units
 
 

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from tournaments import seeds
-from tournaments.cli import main
+from spite_cli.main import main
 from tournaments.config import TournamentFileError, load_tournament
-from tournaments.runner import TournamentError, build_bots, open_tournament
+from tournaments.backends import TournamentError
+from tournaments.runner import build_bots, open_tournament
 from tournaments.schedule import bot_seed, deal_seed
 from tournaments.store import Store
 

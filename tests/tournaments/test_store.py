@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from referee.rules import parse_rules
+from spite_engine import parse_rules
 from tournaments.schedule import Entrant, Scheduler
 from tournaments.store import Store, StoreError
 

@@ -6,8 +6,9 @@ import json
 import subprocess
 import sys
 
-from tournaments.manifest import resolve_bot
-from tournaments.worker import bot_fingerprint, bucket, bucket_value, histogram, percentile
+from referee.manifest import resolve_bot
+from referee.manifest import bot_fingerprint
+from tournaments.timing import bucket, bucket_value, histogram, percentile
 
 
 def test_histogram_percentiles_are_within_five_percent() -> None:

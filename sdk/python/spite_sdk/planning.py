@@ -1,7 +1,7 @@
 """The planner: search every sequence of plays open this turn, then pick the best discard.
 
 A pure function of an observation, like :mod:`spite_sdk.policies`: it reads only fields that
-the SDK's :class:`~spite_sdk.Observation` and the engine's ``referee.rules.Observation``
+the SDK's :class:`~spite_sdk.Observation` and the engine's ``spite_engine.Observation``
 share, so the same code runs in process (benchmarks, the sampler's rollouts) and as the
 ``sample_bots/planner`` process, with the same choices.
 

@@ -1,7 +1,7 @@
 """Reference policies: pure functions from an observation to a move.
 
 They read only fields that the SDK's :class:`~spite_sdk.Observation` and the engine's
-``referee.rules.Observation`` share (``legal_moves``, ``hand``, ``rules``...), so the
+``spite_engine.Observation`` share (``legal_moves``, ``hand``, ``rules``...), so the
 same policy runs in process (benchmarks, simulations) and as a real bot process
 (``sample_bots/``), and both give the same games for the same seeds.
 

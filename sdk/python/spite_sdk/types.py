@@ -3,7 +3,7 @@
 A bot never sees protocol buffers. The SDK converts every message from the referee
 into these values (:mod:`spite_sdk.convert`) and every answer back, so that a policy
 written against these names runs unchanged in a bot process and in process against
-the engine (``referee.rules``), whose numbering they share:
+the engine (``spite_engine``), whose numbering they share:
 
 ==========  ==================================  ====================================
 value       numbering (engine and SDK)          notation

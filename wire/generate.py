@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Regenerate the Python code for the wire contract from ../../proto (the one source).
 
-    python sdk/python/generate.py            # writes sdk/python/spite/v1/*_pb2*.py(i)
-    python sdk/python/generate.py --out DIR  # writes elsewhere (the regeneration test diffs)
+    python wire/generate.py            # writes wire/spite/v1/*_pb2*.py(i)
+    python wire/generate.py --out DIR  # writes elsewhere (the regeneration test diffs)
 
 The generated modules live in the top-level package ``spite.v1`` (the proto package),
-shipped by the ``spite-sdk`` distribution, so their own imports work unchanged.
+shipped by the ``spite-wire`` distribution, so their own imports work unchanged.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PROTO_ROOT = HERE.parent.parent / "proto"
+PROTO_ROOT = HERE.parent / "proto"
 PROTOS = sorted((PROTO_ROOT / "spite" / "v1").glob("*.proto"))
-INIT = '"""Generated from proto/spite/v1 by sdk/python/generate.py; do not edit."""\n'
+INIT = '"""Generated from proto/spite/v1 by wire/generate.py; do not edit."""\n'
 
 
 def generate(out: Path) -> None:
@@ -35,7 +35,7 @@ def generate(out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=HERE, help="output root (default: sdk/python)")
+    parser.add_argument("--out", type=Path, default=HERE, help="output root (default: wire/)")
     generate(parser.parse_args(argv).out)
     return 0
 

@@ -24,6 +24,7 @@ any game starts.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import shlex
@@ -184,3 +185,12 @@ def resolve_bot(spec: str) -> BotManifest:
         raise ManifestError(f"{spec!r} is not a sample bot ({known}), a bot.toml, a .py file, "
                             f"or a command found on PATH") from None
     return manifest
+
+
+def bot_fingerprint(manifest: BotManifest) -> str:
+    """The manifest's fingerprint with this interpreter's path put back as ``{python}``, so a
+    worker machine whose Python lives elsewhere still recognises the same bot."""
+    portable = dataclasses.replace(
+        manifest, command=tuple(c.replace(sys.executable, "{python}") for c in manifest.command),
+        build=manifest.build.replace(sys.executable, "{python}"))
+    return portable.fingerprint()

@@ -11,7 +11,7 @@ from typing import Iterable
 
 from spite.v1 import game_pb2 as pb
 
-from .rules import (Ending, Event, MalformedMoveError, Move, Observation, Outcome, RuleSet, make_move)
+from spite_engine import (Ending, Event, MalformedMoveError, Move, Observation, Outcome, RuleSet, make_move)
 
 PROTOCOL_VERSION = 1
 

@@ -4,7 +4,7 @@ No I/O, clocks, sockets or global randomness: a game is a function of its rule s
 its seed and its moves. ``docs/rules.md`` is the statement of the rules this package
 implements.
 
->>> from referee.rules import GameState, parse_rules, observe
+>>> from spite_engine import GameState, parse_rules, observe
 >>> state = GameState.new(parse_rules("standard"), seed=7)
 >>> view = observe(state, state.to_move)
 >>> len(view.hand), view.my_stock.count

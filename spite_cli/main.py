@@ -24,9 +24,9 @@ from rich.console import Console
 from rich.live import Live
 
 from referee.match import Match, MatchConfig, Policy, TimeControl
-from referee.rules import GameState, ReplayMismatch, RulesError, observe, observe_public, parse_rules, replay
-from referee.rules.outcome import EventKind
-from tournaments.manifest import ManifestError, resolve_bot
+from spite_engine import GameState, ReplayMismatch, RulesError, observe, observe_public, parse_rules, replay
+from spite_engine.outcome import EventKind
+from referee.manifest import ManifestError, resolve_bot
 
 from . import render
 
@@ -340,20 +340,22 @@ def cmd_seed_reveal(args: argparse.Namespace) -> int:
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
-    from tournaments import leaderboard
+    from spite_cli import leaderboard
     from tournaments.config import TournamentFileError, load_tournament
-    from tournaments.runner import RunOptions, TournamentError, run_tournament
+    from tournaments.backends import TournamentError
+    from tournaments.runner import RunOptions, run_tournament
     from tournaments.store import StoreError
+
+    from .tournament_view import make_view
 
     if args.parallel is not None and args.parallel < 1:
         print("spite tournament: --parallel must be at least 1", file=sys.stderr)
         return 2
     resume: bool | int = args.resume_id if args.resume_id is not None else args.resume
-    options = RunOptions(db=Path(args.db), parallel=args.parallel, resume=resume,
-                         plain=True if args.plain else None, scheduler=args.scheduler)
+    options = RunOptions(db=Path(args.db), parallel=args.parallel, resume=resume, scheduler=args.scheduler)
     try:
         config = load_tournament(args.file)
-        outcome = run_tournament(config, options)
+        outcome = run_tournament(config, options, view=make_view(config, True if args.plain else None))
     except (TournamentFileError, ManifestError, TournamentError, StoreError) as error:
         print(f"spite tournament: {error}", file=sys.stderr)
         return 2
@@ -376,8 +378,9 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from tournaments import leaderboard
+    from spite_cli import leaderboard
     from tournaments.ratings import RatingParams, Ratings, placings
+    from tournaments.standings import Standings, head_to_head, rows
     from tournaments.store import Store, StoreError
 
     overrides = {k: getattr(args, k) for k in ("mu", "sigma", "beta", "tau", "draw_probability")
@@ -402,7 +405,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         entrants = store.entrants(found.id)
         finished = store.finished(found.id)
         counts = store.counts(found.id)
-        standings = leaderboard.Standings(entrants)
+        standings = Standings(entrants)
         ratings = Ratings(params, [e.name for e in entrants])
         recompute = args.recompute or bool(overrides)
         for match in finished:
@@ -420,8 +423,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             if rated < len(finished):
                 note = (f"ratings cover the first {rated} finished matches of the schedule; {len(finished) - rated} "
                         f"finished later wait for earlier ones (--recompute rates all of them)")
-    board = leaderboard.rows(standings, ratings)
-    h2h = leaderboard.head_to_head(standings, [row["name"] for row in board])
+    board = rows(standings, ratings)
+    h2h = head_to_head(standings, [row["name"] for row in board])
     total = sum(counts.values())
     rules = found.config.get("rules", "?")
     title = (f"{found.name} (#{found.id}) · {rules} · {counts['done']}/{total} matches · {found.status}"
@@ -463,7 +466,7 @@ def _wide_console() -> Console:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from tournaments import doctor
+    from . import doctor
 
     return doctor.main(as_json=args.json)
 
@@ -547,7 +550,7 @@ def build_parser() -> argparse.ArgumentParser:
     reveal.add_argument("--seed-file", help="the seed file (default: the tournament file's seed_file)")
     reveal.set_defaults(func=cmd_seed_reveal)
 
-    from . import checkbot
+    from tournaments import checkbot
     checkbot.register(sub)
     return parser
 

@@ -8,7 +8,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from referee.rules import Event, EventKind, Observation, card_name
+from spite_engine import Event, EventKind, Observation, card_name
 
 
 def cards(values: Sequence[int]) -> str:

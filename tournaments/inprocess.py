@@ -13,8 +13,8 @@ from typing import Callable, Sequence
 
 from spite_sdk import policies
 
-from .match import MatchConfig
-from .rules import GameState, Move, Observation, Outcome, observe
+from referee.match import MatchConfig
+from spite_engine import GameState, Move, Observation, Outcome, observe
 
 Policy = Callable[[Observation, random.Random], Move]
 

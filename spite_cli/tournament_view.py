@@ -1,0 +1,82 @@
+"""The live terminal view of a running tournament (rich): progress with ETA, the
+leaderboard as it stands, recent results, failing bots."""
+
+from __future__ import annotations
+
+import sys
+from collections import deque
+from typing import Any, TextIO
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.text import Text
+
+from tournaments.config import TournamentConfig
+from tournaments.standings import BotHealth, Standings
+from tournaments.store import MatchRow
+from tournaments.views import PlainView, View
+
+from . import leaderboard
+
+
+class LiveView:
+    """A progress bar with ETA, the leaderboard as it stands, recent results, failing bots."""
+
+    def __init__(self, console: Console, title: str, show_points: bool) -> None:
+        self.console = console
+        self.title = title
+        self.show_points = show_points
+        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console)
+        self.task = self.progress.add_task("matches", total=None)
+        self.recent: deque[str] = deque(maxlen=6)
+        self.board: list[dict[str, Any]] = []
+        self.failing: list[tuple[str, BotHealth]] = []
+        # Transient: when the run ends the view goes, and the final leaderboard is printed in its place.
+        self.live = Live(self._render(), console=console, refresh_per_second=4, transient=True)
+        self.live.start()
+
+    def _render(self) -> Group:
+        parts: list[Any] = [self.progress]
+        if self.board:
+            parts.append(leaderboard.rich_table(self.board, self.title, self.show_points, limit=15))
+        parts.extend(leaderboard.failing_lines(self.failing))
+        if self.recent:
+            parts.append(Text("recent:", style="bold"))
+            parts.extend(Text("  " + line, style="dim") for line in self.recent)
+        return Group(*parts)
+
+    def started(self, total: int, done: int) -> None:
+        self.progress.update(self.task, total=total, completed=done)
+        self.progress.reset(self.task, total=total, completed=done)
+
+    def total(self, total: int) -> None:
+        self.progress.update(self.task, total=total)
+
+    def finished(self, match: MatchRow, line: str, faults: list[str]) -> None:
+        self.progress.advance(self.task)
+        self.recent.append(line + "".join(f"  ! {f}" for f in faults))
+        self.live.update(self._render())
+
+    def update(self, board: list[dict[str, Any]], standings: Standings) -> None:
+        self.board = board
+        self.failing = standings.failing()
+        self.live.update(self._render())
+
+    def note(self, line: str) -> None:
+        self.live.console.print(line)
+
+    def close(self) -> None:
+        self.live.stop()
+
+
+def make_view(config: TournamentConfig, plain: bool | None, out: TextIO | None = None) -> View:
+    """The live view on a terminal, else plain lines; ``plain=False`` forces the live view
+    (rendered as if to a terminal, whatever ``out`` is)."""
+    stream = out or sys.stdout
+    console = Console(file=stream, force_terminal=True if plain is False else None)
+    if plain or (plain is None and not console.is_terminal):
+        return PlainView(stream)
+    show_points = config.rules.scoring != "win" or bool(config.rules.match_points)
+    return LiveView(console, f"{config.name} · {config.rules.name}", show_points)

@@ -1,0 +1,1 @@
+"""Generated from proto/spite/v1 by wire/generate.py; do not edit."""
