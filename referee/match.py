@@ -30,8 +30,8 @@ from . import replay as replay_file
 from spite_engine import (Ending, EventKind, GameState, IllegalMoveError, MalformedMoveError, Move, Outcome, RuleSet,
                     observe, observe_public, visible_events)
 from spite_engine.rng import derive
-from spite_wire import (PROTOCOL_VERSION, events_to_pb, move_from_pb, move_to_pb, observation_to_pb, outcome_to_pb,
-                   rules_to_pb)
+from spite_wire import (PROTOCOL_VERSION, events_to_proto, move_from_proto, move_to_proto, observation_to_proto, outcome_to_proto,
+                   rules_to_proto)
 
 log = logging.getLogger("spite.referee")
 
@@ -335,7 +335,7 @@ class Match:
 
     def welcome(self, seat: Seat) -> rpb.RefereeMessage:
         return rpb.RefereeMessage(welcome=rpb.Welcome(
-            seat=seat.index, rules=rules_to_pb(self.rules), time_control=self.config.time_control.to_pb(),
+            seat=seat.index, rules=rules_to_proto(self.rules), time_control=self.config.time_control.to_pb(),
             games=self.config.games, match_id=self.match_id, protocol_version=PROTOCOL_VERSION,
             seat_names=[s.report.name for s in self.seats],
             policy=rpb.POLICY_FORFEIT if self.config.policy is Policy.FORFEIT else rpb.POLICY_SUBSTITUTE))
@@ -450,9 +450,9 @@ class Match:
         for seat in self.seats:
             await seat.send(rpb.RefereeMessage(game_start=rpb.GameStart(
                 game_number=number, first_seat=state.first_seat,
-                observation=observation_to_pb(observe(state, seat.index)))))
+                observation=observation_to_proto(observe(state, seat.index)))))
         self._publish(rpb.SpectatorMessage(game_start=rpb.GameStart(
-            game_number=number, first_seat=state.first_seat, observation=observation_to_pb(observe_public(state)))))
+            game_number=number, first_seat=state.first_seat, observation=observation_to_proto(observe_public(state)))))
         cursors = [len(state.log)] * (self.rules.players + 1)
         for seat in self.seats:
             if seat.gone is not None and state.outcome is None:
@@ -468,7 +468,7 @@ class Match:
         outcome = state.outcome
         if outcome is None:
             raise RuntimeError("a game loop ended without an outcome")
-        over = rpb.GameOver(game_number=number, outcome=outcome_to_pb(outcome))
+        over = rpb.GameOver(game_number=number, outcome=outcome_to_proto(outcome))
         for seat in self.seats:
             await seat.send(rpb.RefereeMessage(game_over=over))
         self._publish(rpb.SpectatorMessage(game_over=over))
@@ -491,11 +491,11 @@ class Match:
                 cursors[seat.index] = end
                 events = visible_events(state, seat.index, start)
                 await seat.send(rpb.RefereeMessage(events=rpb.EventBatch(
-                    game_number=self.game_number, events=events_to_pb(events))))
+                    game_number=self.game_number, events=events_to_proto(events))))
         start = cursors[-1]
         if start < end and self.spectators:
             self._publish(rpb.SpectatorMessage(events=rpb.EventBatch(
-                game_number=self.game_number, events=events_to_pb(visible_events(state, None, start)))))
+                game_number=self.game_number, events=events_to_proto(visible_events(state, None, start)))))
         cursors[-1] = end
 
     def _publish(self, message: rpb.SpectatorMessage) -> None:
@@ -515,7 +515,7 @@ class Match:
         seat.resume()
         self.lag.take()
         await seat.send(rpb.RefereeMessage(decision=rpb.DecisionRequest(
-            decision_id=decision_id, game_number=self.game_number, observation=observation_to_pb(view),
+            decision_id=decision_id, game_number=self.game_number, observation=observation_to_proto(view),
             deadline_ms=base_ms, bank_ms=bank[seat.index])))
         started = time.monotonic()
         cpu_started = seat.process.cpu_seconds() if seat.process is not None else 0.0
@@ -604,11 +604,11 @@ class Match:
                                              f"(there are {len(legal)} legal moves)")
                 moves = [legal[action.move_index]]
             elif choice == "move":
-                moves = [move_from_pb(action.move)]
+                moves = [move_from_proto(action.move)]
             elif choice == "plan":
                 if not 0 < len(action.plan.moves) <= MAX_PLAN:
                     return (Fault.MALFORMED, f"a plan holds 1..{MAX_PLAN} moves, got {len(action.plan.moves)}")
-                moves = [move_from_pb(m) for m in action.plan.moves]
+                moves = [move_from_proto(m) for m in action.plan.moves]
             else:
                 return (Fault.MALFORMED, "the action carries no move_index, move or plan")
         except MalformedMoveError as error:
@@ -626,14 +626,14 @@ class Match:
             except IllegalMoveError as error:
                 if applied:
                     await seat.send(rpb.RefereeMessage(result=rpb.ActionResult(
-                        decision_id=decision_id, applied=[move_to_pb(m) for m in applied])))
+                        decision_id=decision_id, applied=[move_to_proto(m) for m in applied])))
                 return (Fault.ILLEGAL_MOVE, f"illegal move: {error}")
             move_meta[start] = {"us": elapsed_us if not applied else 0, "debug": debug if not applied else ""}
             applied.append(move)
             if state.news_for(seat.index, start):
                 break
         await seat.send(rpb.RefereeMessage(result=rpb.ActionResult(
-            decision_id=decision_id, applied=[move_to_pb(m) for m in applied], dropped=len(moves) - len(applied))))
+            decision_id=decision_id, applied=[move_to_proto(m) for m in applied], dropped=len(moves) - len(applied))))
         return None
 
     async def _handle_fault(self, state: GameState, seat: Seat, decision_id: int, fault: tuple[Fault, str],
@@ -662,7 +662,7 @@ class Match:
         move_meta[len(state.log)] = {"us": 0, "debug": f"substituted by the referee: {reason}"}
         state.apply(fallback)
         await seat.send(rpb.RefereeMessage(result=rpb.ActionResult(
-            decision_id=decision_id, applied=[move_to_pb(fallback)], fault=code,
+            decision_id=decision_id, applied=[move_to_proto(fallback)], fault=code,
             error=f"{reason}; the referee played {fallback} (strike {strikes[seat.index]} of {MAX_STRIKES})",
             strikes=strikes[seat.index])))
 
@@ -686,7 +686,7 @@ class Match:
         statuses = {"pending": rpb.SEAT_STATUS_PENDING, "active": rpb.SEAT_STATUS_ACTIVE, "done": rpb.SEAT_STATUS_DONE,
                     "error": rpb.SEAT_STATUS_ERROR, "invalid": rpb.SEAT_STATUS_INVALID,
                     "timeout": rpb.SEAT_STATUS_TIMEOUT}
-        message = rpb.MatchStatus(match_id=self.match_id, state=states[self.state_name], rules=rules_to_pb(self.rules))
+        message = rpb.MatchStatus(match_id=self.match_id, state=states[self.state_name], rules=rules_to_proto(self.rules))
         for seat in self.seats:
             r = seat.report
             message.seats.append(rpb.SeatReport(
@@ -695,7 +695,7 @@ class Match:
                 decision_us_p50=r.percentile_us(0.5), decision_us_p99=r.percentile_us(0.99)))
         for result in self.results:
             message.games.append(rpb.GameReport(game_number=result.game_number, seed=result.seed,
-                                                outcome=outcome_to_pb(result.outcome), moves=result.moves,
+                                                outcome=outcome_to_proto(result.outcome), moves=result.moves,
                                                 replay=result.replay or ""))
         if self.match_over is not None:
             message.result.CopyFrom(self.match_over)

@@ -330,7 +330,7 @@ async def start_referee(listen: str = "127.0.0.1:0", admin_token: str | None = N
     arena = Arena()
     admin_token = admin_token or secrets.token_urlsafe(32)
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    referee_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(arena, admin_token), server)
+    referee_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(arena, admin_token), server)  # type: ignore[no-untyped-call]
     health_servicer = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     names = (rpb.DESCRIPTOR.services_by_name["Referee"].full_name, health.SERVICE_NAME, reflection.SERVICE_NAME)

@@ -52,7 +52,8 @@ def decode(line: bytes) -> rpb.BotMessage:
     if not text:
         raise ValueError("an empty line")
     try:
-        return json_format.Parse(text, rpb.BotMessage())
+        message: rpb.BotMessage = json_format.Parse(text, rpb.BotMessage())
+        return message
     except json_format.ParseError as error:
         raise ValueError(f"not a BotMessage in canonical JSON ({error}): {text[:80]!r}") from None
 

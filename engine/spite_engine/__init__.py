@@ -12,7 +12,7 @@ implements.
 >>> state.apply(view.legal_moves[-1])
 """
 
-from .cards import ACE, JOKER, KING, QUEEN, Card, card_name, parse_card
+from .cards import ACE, JACK, JOKER, KING, QUEEN, Card, card_name, parse_card
 from .moves import (IllegalMoveError, MalformedMoveError, Move, MoveError, MoveKind, PASS_MOVE, Source,
                     make_move)
 from .observation import Observation, StockView, observe, observe_public, visible_events
@@ -23,7 +23,7 @@ from .ruleset import PRESETS, RULES_VERSION, RuleSet, RulesError, parse_rules, p
 from .state import GameState
 
 __all__ = [
-    "ACE", "JOKER", "KING", "QUEEN", "Card", "card_name", "parse_card",
+    "ACE", "JACK", "JOKER", "KING", "QUEEN", "Card", "card_name", "parse_card",
     "IllegalMoveError", "MalformedMoveError", "Move", "MoveError", "MoveKind", "PASS_MOVE", "Source", "make_move",
     "Observation", "StockView", "observe", "observe_public", "visible_events",
     "Ending", "Event", "EventKind", "Outcome",

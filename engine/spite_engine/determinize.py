@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any
-
 from .cards import Card
+from .observation import Observation
 from .ruleset import RuleSet
 from .state import GameState
 
 
-def unseen_cards(observation: Any, rules: RuleSet) -> list[Card]:
+def unseen_cards(observation: Observation, rules: RuleSet) -> list[Card]:
     """The deck minus every card the observation shows, sorted."""
     pool = Counter(rules.deck_cards())
     shown: list[Card] = list(observation.hand)
@@ -37,9 +36,9 @@ def unseen_cards(observation: Any, rules: RuleSet) -> list[Card]:
     return sorted(pool.elements())
 
 
-def determinize(observation: Any, rules: RuleSet, rng: random.Random, seed: int = 0) -> GameState:
-    """A state consistent with ``observation`` (engine or SDK observation: the field names
-    are the same), hidden cards dealt by ``rng``; its own future shuffles use ``seed``."""
+def determinize(observation: Observation, rules: RuleSet, rng: random.Random, seed: int = 0) -> GameState:
+    """A state consistent with ``observation`` (a bot's, as the SDK hands it over, or one
+    built in process), hidden cards dealt by ``rng``; its own future shuffles use ``seed``."""
     if observation.seat < 0:
         raise ValueError("a spectator's public view cannot be determinized: it has no hand")
     hidden = unseen_cards(observation, rules)

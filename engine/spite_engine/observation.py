@@ -70,7 +70,8 @@ class Observation(NamedTuple):
     """What happened since this seat's previous decision (its own last move included), redacted."""
     legal_moves: tuple[Move, ...]
     """The observer's legal moves when it is to move, else empty."""
-    outcome: Outcome | None
+    outcome: Outcome | None = None
+    """The game's result once it is over (the referee sends it in GameOver instead)."""
 
     @property
     def my_stock(self) -> StockView:

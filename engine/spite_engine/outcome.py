@@ -24,6 +24,9 @@ class Ending(Enum):
     DISCONNECT = "disconnect"
     NO_SHOW = "no-show"
     FORFEIT = "forfeit"
+    UNKNOWN = "unknown"
+    """Never produced here: what a reader (the Python SDK) makes of an ending it does not
+    know, sent by a newer referee; the outcome's ``reason`` says what happened."""
 
     @property
     def by_rules(self) -> bool:

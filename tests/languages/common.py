@@ -20,7 +20,7 @@ import pytest
 from referee.local import LocalMatch, play_local_match
 from referee.match import MatchConfig, Policy, TimeControl
 from spite_engine import GameState, observe, parse_rules
-from spite_wire import observation_to_pb, rules_to_pb
+from spite_wire import observation_to_proto, rules_to_proto
 from spite_sdk import policies
 from referee.manifest import BotManifest
 
@@ -66,7 +66,7 @@ def greedy_positions() -> Iterator[Position]:
     greedy moves are mixed with random ones so that odd positions come up too."""
     for spec in CASE_RULES:
         rules = parse_rules(spec)
-        wire_rules = rules_to_pb(rules).SerializeToString()
+        wire_rules = rules_to_proto(rules).SerializeToString()
         for seed in range(CASE_GAMES):
             rng = random.Random(f"{spec}:{seed}")
             state = GameState.new(rules, seed)
@@ -75,7 +75,7 @@ def greedy_positions() -> Iterator[Position]:
                     break
                 view = observe(state, state.to_move)
                 choice = policies.greedy_move(view)
-                yield Position(spec, wire_rules, observation_to_pb(view).SerializeToString(), str(choice),
+                yield Position(spec, wire_rules, observation_to_proto(view).SerializeToString(), str(choice),
                                view.legal_moves.index(choice))
                 state.apply(choice if rng.random() < 0.7 else rng.choice(view.legal_moves))
 

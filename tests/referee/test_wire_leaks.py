@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spite_engine import observe, observe_public, visible_events
-from spite_wire import events_to_pb, observation_to_pb
+from spite_wire import events_to_proto, observation_to_proto
 from spite.v1 import referee_pb2 as rpb
 from tests.rules.support import MAX_SEED
 from tests.rules.test_leaks import Where, mid_game, positions, redeal
@@ -19,21 +19,21 @@ from tests.rules.test_leaks import Where, mid_game, positions, redeal
 
 def seat_bytes(state, seat: int, since: int) -> list[bytes]:  # type: ignore[no-untyped-def]
     """Every message the referee builds for ``seat`` at this point, serialized."""
-    view = observation_to_pb(observe(state, seat))
+    view = observation_to_proto(observe(state, seat))
     return [
         rpb.RefereeMessage(decision=rpb.DecisionRequest(decision_id=1, observation=view)).SerializeToString(
             deterministic=True),
         rpb.RefereeMessage(game_start=rpb.GameStart(observation=view)).SerializeToString(deterministic=True),
-        rpb.RefereeMessage(events=rpb.EventBatch(events=events_to_pb(visible_events(state, seat, since))))
+        rpb.RefereeMessage(events=rpb.EventBatch(events=events_to_proto(visible_events(state, seat, since))))
         .SerializeToString(deterministic=True),
     ]
 
 
 def public_bytes(state, since: int) -> list[bytes]:  # type: ignore[no-untyped-def]
     return [
-        rpb.SpectatorMessage(game_start=rpb.GameStart(observation=observation_to_pb(observe_public(state))))
+        rpb.SpectatorMessage(game_start=rpb.GameStart(observation=observation_to_proto(observe_public(state))))
         .SerializeToString(deterministic=True),
-        rpb.SpectatorMessage(events=rpb.EventBatch(events=events_to_pb(visible_events(state, None, since))))
+        rpb.SpectatorMessage(events=rpb.EventBatch(events=events_to_proto(visible_events(state, None, since))))
         .SerializeToString(deterministic=True),
     ]
 

@@ -11,6 +11,6 @@ def rule_set(**overrides: object) -> RuleSet:
         name="standard", version=1, players=2, partners=False, deck="spite", decks=2, jokers_per_deck=2,
         kings_wild=True, stock_size=26, hand_size=5, centre_piles=4, discard_piles=4, open_stock=1,
         no_block=False, completed_piles="shuffle", draw_pile_exhausted="play-on", discard_aces=False,
-        scoring="win", match_points=0, turn_cap=2000, wild_ranks=frozenset({0, 13}))
+        scoring="win", match_points=0, turn_cap=2000)
     options.update(overrides)
     return RuleSet(**options)  # type: ignore[arg-type]

@@ -37,7 +37,9 @@ plan there anyway and asks again), or the whole turn with its discard.
 
 from __future__ import annotations
 
-from typing import Any, Final, Sequence
+from typing import Final, Sequence
+
+from spite_engine import Move, Observation, make_move
 
 PLAY, DISCARD, PASS = 0, 1, 2
 HAND, STOCK, DISCARD_PILE = 0, 1, 2
@@ -90,7 +92,7 @@ class TurnPlan:
 class _Search:
     """The search of one decision (see the module docstring)."""
 
-    def __init__(self, observation: Any) -> None:
+    def __init__(self, observation: Observation) -> None:
         rules = observation.rules
         seat = observation.seat
         self.wild: frozenset[int] = frozenset(rules.wild_ranks)
@@ -107,7 +109,7 @@ class _Search:
             if i != stock_index and s.visible and s.visible[0] not in self.wild
             and (not rules.partners or i != team))
         self.hand0: tuple[int, ...] = tuple(sorted(observation.hand))
-        self.seen: set[Any] = set()
+        self.seen: set[object] = set()
         self.results: list[TurnPlan] = []
         self.stops: list[tuple[float, tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[Step, ...]]] = []
         self.danger_memo: dict[tuple[int, ...], float] = {}
@@ -259,37 +261,36 @@ def discard_value(card: int, top: int | None, is_wild: bool, empty_piles: int, n
     return value - 3.0 - 0.3 * (card - top) - (2.0 if near else 0.0)
 
 
-def search(observation: Any, complete: bool = True) -> list[TurnPlan]:
+def search(observation: Observation, complete: bool = True) -> list[TurnPlan]:
     """The sequences the search found, best first: every one with ``complete``, else at
     least the best one."""
     return _Search(observation).finish(complete)
 
 
-def _moves(observation: Any, steps: Sequence[Step]) -> list[Any]:
+def _moves(observation: Observation, steps: Sequence[Step]) -> list[Move]:
     legal = observation.legal_moves
-    make = type(legal[0])
     first = steps[0]
     head = next((m for m in legal if tuple(m) == first), None)
     if head is None:  # cannot happen with a correct generator; never send an illegal move
         return [legal[0]]
-    return [head] + [make(*step) for step in steps[1:]]
+    return [head] + [make_move(*step) for step in steps[1:]]
 
 
-def plan_turn(observation: Any) -> list[Any]:
+def plan_turn(observation: Observation) -> list[Move]:
     """The planner's plan for this decision: the best sequence's moves, the first one taken
     from ``observation.legal_moves`` (the rest are of the same type)."""
     plans = search(observation, complete=False)
     return _moves(observation, plans[0].steps)
 
 
-def planner_move(observation: Any) -> Any:
+def planner_move(observation: Observation) -> Move:
     """The first move of :func:`plan_turn` (for callers that play one move per decision)."""
     return plan_turn(observation)[0]
 
 
-def candidate_plans(observation: Any, count: int) -> list[tuple[float, list[Any]]]:
+def candidate_plans(observation: Observation, count: int) -> list[tuple[float, list[Move]]]:
     """Up to ``count`` best plans with distinct first moves, best first, as (value, moves)."""
-    chosen: list[tuple[float, list[Any]]] = []
+    chosen: list[tuple[float, list[Move]]] = []
     firsts: set[Step] = set()
     for plan in search(observation):
         if plan.steps[0] in firsts:

@@ -1,8 +1,7 @@
 """Reference policies: pure functions from an observation to a move.
 
-They read only fields that the SDK's :class:`~spite_sdk.Observation` and the engine's
-``spite_engine.Observation`` share (``legal_moves``, ``hand``, ``rules``...), so the
-same policy runs in process (benchmarks, simulations) and as a real bot process
+A bot's observation is the engine's own :class:`spite_engine.Observation`, so the same
+policy runs in process (benchmarks, simulations) and as a real bot process
 (``sample_bots/``), and both give the same games for the same seeds.
 
 Move kinds and sources are compared by value: PLAY=0, DISCARD=1, PASS=2;
@@ -12,34 +11,36 @@ HAND=0, STOCK=1, DISCARD_PILE=2.
 from __future__ import annotations
 
 import random
-from typing import Any, Sequence
+from typing import Sequence
+
+from spite_engine import Move, Observation
 
 PLAY, DISCARD, PASS = 0, 1, 2
 HAND, STOCK, DISCARD_PILE = 0, 1, 2
 
 
-def wild_ranks(observation: Any) -> frozenset[int]:
-    """The wild ranks of the observation's rule set (engine ``RuleSet`` or SDK ``RuleSet``)."""
+def wild_ranks(observation: Observation) -> frozenset[int]:
+    """The wild ranks of the observation's rule set."""
     return frozenset(observation.rules.wild_ranks)
 
 
-def random_move(observation: Any, rng: random.Random) -> Any:
+def random_move(observation: Observation, rng: random.Random) -> Move:
     """Uniformly random among the legal moves."""
     return rng.choice(observation.legal_moves)
 
 
-def greedy_move(observation: Any) -> Any:
+def greedy_move(observation: Observation) -> Move:
     """Stock first, then natural hand cards, then natural discard tops; else discard the
     highest non-wild card (wilds only if nothing else may go) onto an empty discard pile,
     else onto the pile whose top is closest above it; with no discard, play a wild rather
     than pass."""
-    moves: Sequence[Any] = observation.legal_moves
+    moves: Sequence[Move] = observation.legal_moves
     wild = wild_ranks(observation)
     # One pass, keeping the first move of each kind in list order (as the rule above reads).
-    first_play: Any = None
-    hand_play: Any = None
-    pile_play: Any = None
-    discards: list[Any] = []
+    first_play: Move | None = None
+    hand_play: Move | None = None
+    pile_play: Move | None = None
+    discards: list[Move] = []
     for m in moves:
         kind = m.kind
         if kind == PLAY:
@@ -64,7 +65,7 @@ def greedy_move(observation: Any) -> Any:
         naturals = [m.card for m in discards if m.card not in wild]
         card = max(naturals) if naturals else max(m.card for m in discards)
         piles = observation.discard_piles[observation.seat]
-        best: Any = None
+        best: Move | None = None
         best_fit = (3, 0)
         for m in discards:  # the first move with the smallest fit
             if m.card != card:
@@ -78,12 +79,13 @@ def greedy_move(observation: Any) -> Any:
                 fit = (1 if gap >= 0 else 2, abs(gap) * 10 + target)
             if fit < best_fit:
                 best, best_fit = m, fit
-        return best
+        if best is not None:
+            return best
     return first_play if first_play is not None else moves[0]
 
 
-def naive_move(observation: Any, rng: random.Random) -> Any:
+def naive_move(observation: Observation, rng: random.Random) -> Move:
     """The published baseline: play any legal card (at random), discard only when it must."""
-    moves: Sequence[Any] = observation.legal_moves
+    moves: Sequence[Move] = observation.legal_moves
     plays = [m for m in moves if m.kind == PLAY]
     return rng.choice(plays) if plays else rng.choice(moves)
