@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
+from .jobs import JobResult, MatchJob
+
 
 class TournamentError(RuntimeError):
     """The tournament cannot start or go on (the message says why and what to do)."""
@@ -30,7 +32,7 @@ class Backend(Protocol):
 
     async def start(self) -> None: ...
 
-    async def run(self, slot: int, job: dict[str, Any]) -> dict[str, Any]: ...
+    async def run(self, slot: int, job: MatchJob) -> JobResult: ...
 
     async def stop(self) -> None: ...
 
@@ -58,13 +60,13 @@ class LocalWorker:
         finally:
             os.close(handle)
 
-    async def run(self, job: dict[str, Any]) -> dict[str, Any]:
+    async def run(self, job: MatchJob) -> JobResult:
         if self.process is None or self.process.returncode is not None:
             await self.start()
         if self.process is None or self.process.stdin is None or self.process.stdout is None:
             raise WorkerDied("the worker process could not be started")
         try:
-            self.process.stdin.write((json.dumps(job) + "\n").encode())
+            self.process.stdin.write((json.dumps(job.to_dict()) + "\n").encode())
             await self.process.stdin.drain()
             line = await self.process.stdout.readline()
         except (BrokenPipeError, ConnectionResetError):
@@ -74,8 +76,7 @@ class LocalWorker:
             tail = self.stderr_path.read_text(errors="replace")[-1500:] if self.stderr_path else ""
             self.process = None
             raise WorkerDied(f"the worker process exited (code {code}) during the match: {tail.strip()}")
-        result: dict[str, Any] = json.loads(line)
-        return result
+        return JobResult.from_dict(json.loads(line))
 
     async def stop(self) -> None:
         if self.process is None:
@@ -105,7 +106,7 @@ class LocalBackend:
     async def start(self) -> None:
         await asyncio.gather(*(w.start() for w in self.workers))
 
-    async def run(self, slot: int, job: dict[str, Any]) -> dict[str, Any]:
+    async def run(self, slot: int, job: MatchJob) -> JobResult:
         return await self.workers[slot].run(job)
 
     async def stop(self) -> None:
@@ -136,13 +137,12 @@ class DaskBackend:
                 threads = await threads
             self.slots = max(1, sum(dict(threads).values()))
 
-    async def run(self, slot: int, job: dict[str, Any]) -> dict[str, Any]:
+    async def run(self, slot: int, job: MatchJob) -> JobResult:
         from .worker import run_job_in_subprocess
 
-        future = self.client.submit(run_job_in_subprocess, job, pure=False,
-                                    key=f"spite-match-{job['match_id']}-{time.monotonic_ns()}")
-        result: dict[str, Any] = await future
-        return result
+        future = self.client.submit(run_job_in_subprocess, job.to_dict(), pure=False,
+                                    key=f"spite-match-{job.match_id}-{time.monotonic_ns()}")
+        return JobResult.from_dict(await future)
 
     async def stop(self) -> None:
         if self.client is not None:

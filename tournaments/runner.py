@@ -31,6 +31,7 @@ from spite_engine.rng import derive
 from . import seeds
 from .backends import Backend, DaskBackend, LocalBackend, TournamentError, WorkerDied
 from .config import TournamentConfig
+from .jobs import JobResult, MatchJob, MatchSummary, SeatJob
 from .ratings import Ratings, placings, separated
 from .schedule import Scheduler
 from .standings import BotHealth, Standings, rows
@@ -271,21 +272,17 @@ class Runner:
         self.view.total(sum(self.store.counts(self.tournament_id).values()))
         return True
 
-    def job(self, match: MatchRow) -> dict[str, Any]:
+    def job(self, match: MatchRow) -> MatchJob:
         config = self.config
         fingerprints = {b["name"]: b["fingerprint"] for b in self.store.bots(self.tournament_id)}
-        return {
-            "match_id": match.id, "ordinal": match.ordinal, "rules": config.rules.name,
-            "bots": [{"spec": config.bot_specs[name], "fingerprint": fingerprints.get(name, "")} for name in match.bots],
-            "time_control": {"decision_ms": config.time_control.decision_ms, "bank_ms": config.time_control.bank_ms,
-                             "connect_ms": config.time_control.connect_ms},
-            "games": match.max_games, "seed": match.seed, "policy": config.policy.value, "bot_seed": match.bot_seed,
-            "replay_dir": str(config.replay_dir.resolve()) if config.replay_dir else None,
-            "log_dir": str(config.log_dir.resolve()) if config.log_dir else None,
-            "thinking": config.thinking.value,
+        return MatchJob(
+            match_id=match.id, ordinal=match.ordinal, rules=config.rules.name,
+            bots=tuple(SeatJob(config.bot_specs[name], fingerprints.get(name, "")) for name in match.bots),
+            time_control=config.time_control, games=match.max_games, seed=match.seed, policy=config.policy,
+            bot_seed=match.bot_seed, replay_dir=str(config.replay_dir.resolve()) if config.replay_dir else None,
+            log_dir=str(config.log_dir.resolve()) if config.log_dir else None, thinking=config.thinking,
             # never readable by a sandboxed bot, even where a bot's readable directory holds them
-            "hide": [str(self.store.path.resolve()) + suffix for suffix in ("", "-wal", "-shm", "-journal")],
-        }
+            hide=tuple(str(self.store.path.resolve()) + suffix for suffix in ("", "-wal", "-shm", "-journal")))
 
     async def _slot(self, slot: int) -> None:
         while self.queue:
@@ -298,28 +295,26 @@ class Runner:
                 self.store.release(match.id)
                 raise
             except WorkerDied as error:
-                result = {"ok": False, "error": str(error)}
+                result = JobResult.failure(match.id, "", str(error))
             except Exception as error:  # e.g. a Dask task lost with its workers: retried like a failed worker
-                result = {"ok": False, "error": f"{type(error).__name__}: {error}"}
+                result = JobResult.failure(match.id, "", f"{type(error).__name__}: {error}")
             finally:
                 self.running.discard(match.id)
-            if result.get("ok"):
-                self._record(match, result)
+            if result.ok and result.summary is not None:
+                self._record(match, result, result.summary)
             else:
-                self._failed(match, str(result.get("error", "unknown error")))
+                self._failed(match, result.error or "unknown error")
             if any(self.standings.health[b].benched for b in match.bots if b in self.standings.health):
                 self.queue = deque(m for m in self.queue if not set(m.bots) & self._benched())
 
-    def _record(self, match: MatchRow, result: dict[str, Any]) -> None:
-        summary = result["summary"]
-        points = tuple(summary["points"])
+    def _record(self, match: MatchRow, result: JobResult, summary: MatchSummary) -> None:
+        points = summary.points
         rows = self.frontier.finish(match.ordinal, match.entrants, points)
         self.store.record(match, result, rows)
         finished = self.store.finished_match(match.id)
         self.standings.add(finished)
-        faults = [f"{s['name']}: {f}" for s in summary["seats"] for f in s["faults"][:1]]
-        self.view.finished(match, f"{describe(match, points, len(summary['games']))} · "
-                                  f"{result.get('elapsed_s', 0):.2f} s", faults)
+        faults = [f"{s.name}: {f}" for s in summary.seats for f in s.faults[:1]]
+        self.view.finished(match, f"{describe(match, points, len(summary.games))} · {result.elapsed_s:.2f} s", faults)
         self.view.update(self._board(), self.standings)
         for bot in dict.fromkeys(match.bots):
             health = self.standings.health[bot]

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from spite_engine import Ending
 
+from .jobs import JobResult
 from .schedule import Entrant, ScheduledMatch
 
 SCHEMA_VERSION = 2
@@ -395,37 +395,38 @@ class Store:
             self.db.execute("UPDATE matches SET status = 'pending', worker = NULL, started_at = NULL "
                             "WHERE id = ? AND status = 'running'", (match_id,))
 
-    def record(self, match: MatchRow, result: dict[str, Any],
+    def record(self, match: MatchRow, result: JobResult,
                ratings: Sequence[tuple[int, str, float, float]] = ()) -> None:
         """Write a finished match's games and seat reports, mark it done, and add rating rows
         (ordinal, entrant, mu, sigma) -- one transaction. A match recorded twice is an error."""
-        summary = result["summary"]
-        points = summary["points"]
-        histograms = result.get("histograms") or [{} for _ in summary["seats"]]
+        summary = result.summary
+        if summary is None:
+            raise StoreError(f"match {match.id}: a result without a played match cannot be recorded")
+        points = summary.points
+        histograms = result.histograms or tuple({} for _ in summary.seats)
         with self.transaction():
             updated = self.db.execute(
                 "UPDATE matches SET status = 'done', finished_at = ?, elapsed_s = ?, points = ?, worker = ?, "
                 "error = NULL WHERE id = ? AND status IN ('pending', 'running')",
-                (now(), result.get("elapsed_s"), json.dumps(points), result.get("worker"), match.id)).rowcount
+                (now(), result.elapsed_s, json.dumps(points), result.worker, match.id)).rowcount
             if updated != 1:
                 raise StoreError(f"match {match.id} (ordinal {match.ordinal}) is already finished")
             self.db.executemany(
                 "INSERT INTO games (match_id, game_number, seed, first_seat, ending, by_rules, winners, scores, reason, "
                 "offender, moves, turns, replay) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(match.id, g["game_number"], str(g["seed"]), g["first_seat"], g["outcome"]["ending"],
-                  int(Ending(g["outcome"]["ending"]).by_rules), json.dumps(g["outcome"]["winners"]),
-                  json.dumps(g["outcome"]["scores"]), g["outcome"]["reason"], g["outcome"]["offender"],
-                  g["moves"], g["turns"], g.get("replay")) for g in summary["games"]])
+                [(match.id, g.game_number, str(g.seed), g.first_seat, g.outcome.ending.value,
+                  int(g.outcome.ending.by_rules), json.dumps(g.outcome.winners), json.dumps(g.outcome.scores),
+                  g.outcome.reason, g.outcome.offender, g.moves, g.turns, g.replay) for g in summary.games])
             self.db.executemany(
                 "INSERT INTO seat_results (match_id, seat, bot, entrant, version, status, points, timeouts, "
                 "illegal_moves, malformed, crashes, decisions, decision_us_p50, decision_us_p99, decision_histogram, "
                 "faults, cpu_us_p50, cpu_us_p99, cpu_us_total) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(match.id, s["seat"], match.bots[s["seat"]], match.entrants[s["seat"]], s["version"], s["status"],
-                  points[s["seat"]], s["timeouts"], s["illegal_moves"], s["malformed"], s["crashes"], s["decisions"],
-                  s["decision_us_p50"], s["decision_us_p99"], json.dumps(histograms[s["seat"]]),
-                  json.dumps(s["faults"]), s.get("cpu_us_p50", 0), s.get("cpu_us_p99", 0), s.get("cpu_us_total", 0))
-                 for s in summary["seats"]])
+                [(match.id, s.seat, match.bots[s.seat], match.entrants[s.seat], s.version, s.status.value,
+                  points[s.seat], s.timeouts, s.illegal_moves, s.malformed, s.crashes, s.decisions,
+                  s.decision_us_p50, s.decision_us_p99, json.dumps(histograms[s.seat]), json.dumps(list(s.faults)),
+                  s.cpu_us_p50, s.cpu_us_p99, s.cpu_us_total)
+                 for s in summary.seats])
             self._add_ratings(match.tournament_id, ratings)
 
     def mark_void(self, match: MatchRow, error: str, ratings: Sequence[tuple[int, str, float, float]] = ()) -> None:

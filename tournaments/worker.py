@@ -29,73 +29,74 @@ from typing import Any, TextIO
 
 from referee.manifest import bot_fingerprint
 
+from referee.status import MatchState
+
+from .jobs import JobResult, MatchJob, MatchSummary
 from .timing import histogram
 
 def worker_name(cpu: int | None = None) -> str:
     return f"{socket.gethostname()}:{os.getpid()}" + (f"/cpu{cpu}" if cpu is not None else "")
 
 
-async def play(job: dict[str, Any], worker: str = "") -> dict[str, Any]:
-    """Play one job's match; never raises: a failure is a result with ``ok: false``."""
+async def play(job: MatchJob, worker: str = "") -> JobResult:
+    """Play one job's match; never raises: a failure is a result with ``ok`` false."""
     from referee.local import play_local_match
-    from referee.match import LAG_LIMIT_MS, MatchConfig, Policy, Thinking, TimeControl
-    from spite_engine import parse_rules
     from referee.manifest import resolve_bot
+    from referee.match import MatchConfig
+    from spite_engine import parse_rules
 
     started = time.perf_counter()
-    base = {"match_id": job.get("match_id"), "worker": worker or worker_name()}
+    worker = worker or worker_name()
     try:
         bots = []
-        for seat in job["bots"]:
-            manifest = resolve_bot(seat["spec"])
-            if seat.get("fingerprint") and bot_fingerprint(manifest) != seat["fingerprint"]:
-                return {**base, "ok": False, "error": f"bot {manifest.name!r} on worker {base['worker']} differs from "
-                                                      f"the runner's copy (fingerprint mismatch): update this "
-                                                      f"machine's checkout"}
+        for seat in job.bots:
+            manifest = resolve_bot(seat.spec)
+            if seat.fingerprint and bot_fingerprint(manifest) != seat.fingerprint:
+                return JobResult.failure(job.match_id, worker,
+                                         f"bot {manifest.name!r} on worker {worker} differs from the runner's copy "
+                                         f"(fingerprint mismatch): update this machine's checkout")
             bots.append(manifest)
-        config = MatchConfig(parse_rules(job["rules"]), [b.name for b in bots], TimeControl(**job["time_control"]),
-                             job["games"], job["seed"], Policy(job["policy"]),
-                             Path(job["replay_dir"]) if job.get("replay_dir") else None,
-                             thinking=Thinking(job.get("thinking", Thinking.ALLOWED.value)),
-                             lag_limit_ms=job.get("lag_limit_ms", LAG_LIMIT_MS))
-        local = await play_local_match(bots, config, bot_seed=job["bot_seed"],
-                                       log_dir=Path(job["log_dir"]) if job.get("log_dir") else None,
-                                       hide=[Path(p) for p in job.get("hide", [])])
+        config = MatchConfig(parse_rules(job.rules), [b.name for b in bots], job.time_control, job.games, job.seed,
+                             job.policy, Path(job.replay_dir) if job.replay_dir else None, thinking=job.thinking,
+                             lag_limit_ms=job.lag_limit_ms)
+        local = await play_local_match(bots, config, bot_seed=job.bot_seed,
+                                       log_dir=Path(job.log_dir) if job.log_dir else None,
+                                       hide=[Path(p) for p in job.hide])
     except Exception as error:  # a worker failure (not the bots'): the runner retries, then voids
-        return {**base, "ok": False, "error": f"{type(error).__name__}: {error}"}
+        return JobResult.failure(job.match_id, worker, f"{type(error).__name__}: {error}")
     match = local.match
-    summary = match.summary()
-    if summary["state"] == "void":
-        return {**base, "ok": False, "platform_fault": True, "error": f"void: {summary['void_reason']}",
-                "summary": summary}
-    if summary["state"] != "finished" or not summary["points"]:
-        return {**base, "ok": False, "error": f"the referee ended the match {summary['state']}", "summary": summary}
-    return {**base, "ok": True, "summary": summary,
-            "histograms": [histogram(seat.report.decision_us) for seat in match.seats],
-            "elapsed_s": round(time.perf_counter() - started, 4)}
+    summary = MatchSummary.from_dict(match.summary())
+    if summary.state is MatchState.VOID:
+        return JobResult(job.match_id, worker, False, summary, f"void: {summary.void_reason}", platform_fault=True)
+    if summary.state is not MatchState.FINISHED or not summary.points:
+        return JobResult(job.match_id, worker, False, summary, f"the referee ended the match {summary.state.value}")
+    return JobResult(job.match_id, worker, True, summary,
+                     histograms=tuple(histogram(seat.report.decision_us) for seat in match.seats),
+                     elapsed_s=round(time.perf_counter() - started, 4))
 
 
-def run_job(job: dict[str, Any]) -> dict[str, Any]:
+def run_job(job: MatchJob) -> JobResult:
     """Play one job in a fresh event loop (for callers without one)."""
     return asyncio.run(play(job))
 
 
 def run_job_in_subprocess(job: dict[str, Any]) -> dict[str, Any]:
-    """Play one job in a new ``python -m tournaments.worker`` (what a Dask task runs): the
-    match gets a process of its own, as with the local runner."""
+    """Play one job (its JSON form) in a new ``python -m tournaments.worker`` (what a Dask
+    task runs): the match gets a process of its own, as with the local runner. Returns the
+    result's JSON form."""
     started = time.perf_counter()
+    match_id = job.get("match_id")
     try:
         done = subprocess.run([sys.executable, "-m", "tournaments.worker"], input=json.dumps(job) + "\n",
                               capture_output=True, text=True)
         lines = done.stdout.strip().splitlines()
         if done.returncode != 0 or not lines:
             tail = done.stderr.strip()[-1500:]
-            return {"match_id": job.get("match_id"), "worker": worker_name(), "ok": False,
-                    "error": f"the worker exited with code {done.returncode}: {tail}"}
+            return JobResult.failure(match_id, worker_name(),
+                                     f"the worker exited with code {done.returncode}: {tail}").to_dict()
         result: dict[str, Any] = json.loads(lines[-1])
     except (OSError, ValueError) as error:
-        return {"match_id": job.get("match_id"), "worker": worker_name(), "ok": False,
-                "error": f"could not run the worker: {error}"}
+        return JobResult.failure(match_id, worker_name(), f"could not run the worker: {error}").to_dict()
     result["elapsed_s"] = round(time.perf_counter() - started, 4)
     return result
 
@@ -119,12 +120,18 @@ async def serve(jobs: TextIO, results: TextIO, worker: str) -> None:
         if not line.strip():
             continue
         try:
-            job = json.loads(line)
+            data = json.loads(line)
         except ValueError as error:
-            result: dict[str, Any] = {"ok": False, "worker": worker, "error": f"not a JSON job: {error}"}
+            result = JobResult.failure(None, worker, f"not a JSON job: {error}")
         else:
-            result = await play(job, worker)
-        results.write(json.dumps(result) + "\n")
+            try:
+                job = MatchJob.from_dict(data)
+            except (KeyError, TypeError, ValueError) as error:
+                match_id = data.get("match_id") if isinstance(data, dict) else None
+                result = JobResult.failure(match_id, worker, f"not a match job: {type(error).__name__}: {error}")
+            else:
+                result = await play(job, worker)
+        results.write(json.dumps(result.to_dict()) + "\n")
         results.flush()
 
 

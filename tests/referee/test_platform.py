@@ -14,6 +14,7 @@ from referee.local import LocalMatch, play_local_match
 from referee.match import Match, MatchConfig, Policy, Thinking, TimeControl
 from spite_engine import parse_rules
 from referee.manifest import BotManifest
+from tournaments.jobs import MatchJob
 from tournaments.worker import play
 
 from .conftest import BOTS, FAST, good, hostile
@@ -80,9 +81,9 @@ def test_a_void_match_is_a_platform_failure_for_the_worker(tmp_path: Path) -> No
     job = {"match_id": 1, "rules": "standard", "seed": 1, "bot_seed": 0, "games": 1, "policy": "forfeit",
            "time_control": {"decision_ms": 400, "bank_ms": 300, "connect_ms": 8000}, "lag_limit_ms": 0,
            "bots": [{"spec": str(tmp_path / "good.toml")}, {"spec": str(tmp_path / "loop-forever.toml")}]}
-    result = asyncio.run(play(job))
-    assert not result["ok"] and result["platform_fault"] is True, result
-    assert result["error"].startswith("void: the referee ran") and "seat 1" in result["error"]
+    result = asyncio.run(play(MatchJob.from_dict(job)))
+    assert not result.ok and result.platform_fault is True, result
+    assert result.error.startswith("void: the referee ran") and "seat 1" in result.error
 
 
 def test_cpu_per_decision_tells_a_slow_bot_from_a_slow_machine() -> None:

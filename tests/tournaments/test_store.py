@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import sqlite3
@@ -12,6 +13,7 @@ import pytest
 
 from spite_engine import parse_rules
 from tournaments.schedule import Entrant, Scheduler
+from tournaments.jobs import JobResult
 from tournaments.store import Store, StoreError
 
 ENTRANTS = [Entrant("a", ("a",)), Entrant("b", ("b",)), Entrant("c", ("c",))]
@@ -26,15 +28,15 @@ def new_store(tmp_path: Path) -> tuple[Store, int]:
     return store, tid
 
 
-def result(points: list[int], ending: str = "stock-emptied") -> dict[str, Any]:
+def result(points: list[int], ending: str = "stock-emptied") -> JobResult:
     winners = [s for s, p in enumerate(points) if p == max(points) and max(points) > 0]
     seats = [{"seat": s, "name": f"bot{s}", "version": "1", "status": "done", "timeouts": s, "illegal_moves": 0,
               "malformed": 0, "crashes": 0, "decisions": 10, "decision_us_p50": 900, "decision_us_p99": 2000,
               "faults": ["game 0 decision 3: no answer"] if s else []} for s in range(2)]
     games = [{"game_number": 0, "seed": 2**64 - 2, "first_seat": 1, "moves": 40, "turns": 12, "replay": None,
               "outcome": {"ending": ending, "winners": winners, "scores": points, "reason": "why", "offender": None}}]
-    return {"ok": True, "summary": {"points": points, "seats": seats, "games": games}, "elapsed_s": 0.5,
-            "worker": "test", "histograms": [{"80": 10}, {"81": 10}]}
+    return JobResult.from_dict({"ok": True, "summary": {"points": points, "seats": seats, "games": games},
+                                "elapsed_s": 0.5, "worker": "test", "histograms": [{"80": 10}, {"81": 10}]})
 
 
 def test_the_file_is_wal_with_the_schema(tmp_path: Path) -> None:
@@ -74,9 +76,12 @@ def test_a_failed_write_leaves_the_match_unfinished(tmp_path: Path) -> None:
     store, tid = new_store(tmp_path)
     match = store.matches(tid)[0]
     store.mark_running(match.id, "w")
-    broken = result([1, 0])
-    del broken["summary"]["seats"][1]["faults"]  # fails half-way through the inserts
-    with pytest.raises(KeyError):
+    good = result([1, 0])
+    assert good.summary is not None
+    # a seat the match does not have: fails half-way through the inserts (after the games)
+    seats = (good.summary.seats[0], dataclasses.replace(good.summary.seats[1], seat=5))
+    broken = dataclasses.replace(good, summary=dataclasses.replace(good.summary, seats=seats))
+    with pytest.raises(IndexError):
         store.record(match, broken)
     assert store.matches(tid)[0].status == "running"
     assert store.db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0
