@@ -1,0 +1,43 @@
+"""``spite web``: serve the results store's pages, read-only (docs/web.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """Register ``spite web`` on the ``spite`` command's subparsers."""
+    web = sub.add_parser("web", help="serve leaderboards, bot pages, games and replays in a browser (read-only)")
+    web.add_argument("--db", default="spite.db", help="the results store (default spite.db)")
+    web.add_argument("--listen", default="127.0.0.1:8000", help="host:port (default 127.0.0.1:8000)")
+    web.set_defaults(func=run)
+    return web
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"--listen wants host:port, got {text!r}")
+    return host.strip("[]"), int(port)
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from .app import create_app
+
+    try:
+        host, port = parse_listen(args.listen)
+    except ValueError as error:
+        print(f"spite web: {error}", file=sys.stderr)
+        return 2
+    if not Path(args.db).is_file():
+        print(f"spite web: no results store at {args.db} (run `spite tournament FILE` first, or pass --db PATH)",
+              file=sys.stderr)
+        return 2
+    print(f"spite web: serving {args.db} read-only on http://{host}:{port}/ (Ctrl-C stops)", flush=True)
+    uvicorn.run(create_app(args.db), host=host, port=port, log_level="warning")
+    return 0
