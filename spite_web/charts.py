@@ -51,8 +51,8 @@ def rating_chart(points: Sequence[RatingPoint], title: str = "rating") -> str:
             f'aria-label="{escape(title)}" data-points="{len(points)}">{_axis(ymin, ymax)}'
             f'<polygon class="band" points="{band}"/><polyline class="low" points="{low}"/>'
             f'<polyline class="mu" points="{mu}"/>{dots}'
-            f'<text class="label" x="{PAD}" y="{HEIGHT - 8}">match {x0}</text>'
-            f'<text class="label" x="{WIDTH - 8}" y="{HEIGHT - 8}" text-anchor="end">match {x1}</text>'
+            f'<text class="axis-label" x="{PAD}" y="{HEIGHT - 8}">match {x0}</text>'
+            f'<text class="axis-label" x="{WIDTH - 8}" y="{HEIGHT - 8}" text-anchor="end">match {x1}</text>'
             f'<text class="legend" x="{WIDTH - 8}" y="16" text-anchor="end">— mu   ▒ mu ± σ   ┅ mu − 3σ</text>'
             "</svg>")
 
@@ -64,15 +64,16 @@ def bar_chart(labels: Sequence[str], counts: Sequence[int], title: str, css: str
     top = max(counts)
     slot = (WIDTH - PAD - 8) / len(counts)
     bars = []
+    every = max(1, math.ceil(len(counts) / 10))  # at most about ten labels under the bars
     for i, (label, count) in enumerate(zip(labels, counts)):
         h = (HEIGHT - 2 * PAD) * count / top
         x = PAD + i * slot
         bars.append(f'<g><title>{escape(label)}: {count}</title>'
                     f'<rect x="{x + slot * 0.1:.1f}" y="{HEIGHT - PAD - h:.1f}" width="{slot * 0.8:.1f}" '
                     f'height="{h:.1f}"/><text class="count" x="{x + slot / 2:.1f}" y="{HEIGHT - PAD - h - 4:.1f}" '
-                    f'text-anchor="middle">{count}</text>'
-                    f'<text class="tick" x="{x + slot / 2:.1f}" y="{HEIGHT - PAD + 14}" '
-                    f'text-anchor="middle">{escape(label)}</text></g>')
+                    f'text-anchor="middle">{count if len(counts) <= 24 else ""}</text>'
+                    + (f'<text class="tick" x="{x + slot / 2:.1f}" y="{HEIGHT - PAD + 14}" '
+                       f'text-anchor="middle">{escape(label)}</text>' if i % every == 0 else "") + "</g>")
     return (f'<svg class="chart {css}" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title)}">'
             f'<line class="grid" x1="{PAD}" x2="{WIDTH - 8}" y1="{HEIGHT - PAD}" y2="{HEIGHT - PAD}"/>'
             + "".join(bars) + "</svg>")
