@@ -4,8 +4,11 @@
   "use strict";
   const $ = (id) => document.getElementById(id);
   const config = window.SPITE_REPLAY || {api: null, standalone: true};
-  const original = JSON.parse($("replay-data").textContent);
+  // Served: each view comes from the API and replaces the page's data, so an as-seat view's
+  // DOM holds only that seat's view. Standalone: the file is the whole replay anyway.
+  let original = JSON.parse($("replay-data").textContent);
   let data = original;
+  const allViews = config.api ? true : original.view === "omniscient";
   let step = 0;
   let timer = null;
 
@@ -206,7 +209,7 @@
     const select = $("v-view");
     select.replaceChildren();
     const views = [];
-    if (original.view === "omniscient") {
+    if (allViews) {
       views.push(["omniscient", "omniscient (every hand)"]);
       data.seats.forEach((name, seat) => views.push([String(seat), "as seat " + seat + " (" + name + ") saw it"]));
     } else {
@@ -232,7 +235,8 @@
       const url = config.api + (seat === null ? "" : "?as_seat=" + seat);
       const answer = await fetch(url);
       if (!answer.ok) return;
-      data = await answer.json();
+      data = original = await answer.json();
+      $("replay-data").textContent = JSON.stringify(data).replace(/</g, "\\u003c");
       const address = new URL(window.location.href);
       if (seat === null) address.searchParams.delete("as_seat"); else address.searchParams.set("as_seat", seat);
       window.history.replaceState(null, "", address);
