@@ -10,13 +10,14 @@ Errors are clean 4xx answers: :class:`NotFound` is 404, :class:`BadQuery` 400.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, AsyncIterator, Callable
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
@@ -28,13 +29,15 @@ from . import charts
 from .replay_view import ViewError, viewer_data
 
 HERE = Path(__file__).resolve().parent
+MATCH_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 LOG_TAIL_BYTES = 256 * 1024
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 templates.env.filters["tojson_script"] = lambda value: json.dumps(value).replace("<", "\\u003c")
 
 
-def create_app(db: Path | str) -> Starlette:
-    """The app over store ``db`` (it may not exist yet: pages then say so with a 404)."""
+def create_app(db: Path | str, *, referee: str | None = None, admin_token: str | None = None) -> Starlette:
+    """The app over store ``db`` (it may not exist yet: pages then say so with a 404).
+    With ``referee`` (an address) and its ``admin_token``, ``/live/{match}`` spectates."""
     db = Path(db)
 
     def queries() -> Queries:
@@ -82,6 +85,46 @@ def create_app(db: Path | str) -> Starlette:
     async def replay_page(request: Request) -> Response:
         data, ref = _replay(request)
         return page("replay.html", request, data=data, ref=ref, api=_replay_api(request), standalone=False)
+
+    async def live_page(request: Request) -> Response:
+        match_id = _live_match(request)
+        return page("live.html", request, match_id=match_id, api=f"/api/live/{match_id}")
+
+    async def api_live(request: Request) -> Response:
+        """Server-sent events: the match's public table as it happens (spite_web.live)."""
+        import grpc
+
+        from .live import spectate
+
+        match_id = _live_match(request)
+        stream = spectate(referee or "", admin_token or "", match_id)
+        try:
+            first = await stream.__anext__()
+        except grpc.aio.AioRpcError as error:
+            await stream.aclose()
+            if error.code() == grpc.StatusCode.NOT_FOUND:
+                raise NotFound(f"no match {match_id!r} on the referee") from None
+            raise HTTPException(502, f"the referee answered {error.code().name}: {error.details()}") from None
+
+        async def events() -> AsyncIterator[str]:
+            yield f"data: {json.dumps(first)}\n\n"
+            try:
+                async for message in stream:
+                    yield f"data: {json.dumps(message)}\n\n"
+            except grpc.aio.AioRpcError as error:
+                yield f"data: {json.dumps({'type': 'error', 'error': error.code().name})}\n\n"
+            finally:
+                await stream.aclose()
+
+        return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+    def _live_match(request: Request) -> str:
+        if not referee:
+            raise NotFound("live spectating needs a referee: spite web --referee HOST:PORT --admin-token-file FILE")
+        match_id = request.path_params["match"]
+        if not MATCH_ID.fullmatch(match_id):
+            raise BadQuery(f"not a match id: {match_id[:40]!r}")
+        return str(match_id)
 
     # -- the JSON API ----------------------------------------------------------------------
 
@@ -159,6 +202,8 @@ def create_app(db: Path | str) -> Starlette:
         Route("/api/games", api_games),
         Route("/api/replays/{mid:int}/{game:int}", api_replay),
         Route("/latest", _latest(queries)),
+        Route("/live/{match}", live_page),
+        Route("/api/live/{match}", api_live),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
 

@@ -13,6 +13,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     web = sub.add_parser("web", help="serve leaderboards, bot pages, games and replays in a browser (read-only)")
     web.add_argument("--db", default="spite.db", help="the results store (default spite.db)")
     web.add_argument("--listen", default="127.0.0.1:8000", help="host:port (default 127.0.0.1:8000)")
+    web.add_argument("--referee", metavar="HOST:PORT",
+                     help="a running referee (spite referee) whose matches /live/MATCH_ID spectates, public information only")
+    web.add_argument("--admin-token-file", metavar="FILE", help="the referee's admin token (Spectate needs it)")
     web.set_defaults(func=run)
     return web
 
@@ -34,10 +37,22 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"spite web: {error}", file=sys.stderr)
         return 2
+    token = None
+    if args.referee:
+        if not args.admin_token_file:
+            print("spite web: --referee needs --admin-token-file (the referee's Spectate is an admin call)",
+                  file=sys.stderr)
+            return 2
+        try:
+            token = Path(args.admin_token_file).read_text().strip()
+        except OSError as error:
+            print(f"spite web: cannot read the admin token: {error}", file=sys.stderr)
+            return 2
     if not Path(args.db).is_file():
         print(f"spite web: no results store at {args.db} (run `spite tournament FILE` first, or pass --db PATH)",
               file=sys.stderr)
         return 2
     print(f"spite web: serving {args.db} read-only on http://{host}:{port}/ (Ctrl-C stops)", flush=True)
-    uvicorn.run(create_app(args.db), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(args.db, referee=args.referee, admin_token=token), host=host, port=port,
+                log_level="warning")
     return 0

@@ -9,9 +9,11 @@
   let original = JSON.parse($("replay-data").textContent);
   let data = original;
   const allViews = config.api ? true : original.view === "omniscient";
+  const live = Boolean(config.live);
   let step = 0;
   let timer = null;
 
+  const FANNED = 8;
   const NAMES = {0: "★", 1: "A", 11: "J", 12: "Q", 13: "K"};
   const cardName = (rank) => NAMES[rank] || String(rank);
   const el = (tag, cls, text) => {
@@ -71,7 +73,10 @@
       p.dataset.pile = i;
       p.dataset.cards = pile.join(",");
       if (!pile.length) p.append(slot("D" + (i + 1)));
-      pile.forEach((r, j) => p.append(card(r, j === pile.length - 1 ? "top" : "under")));
+      // A long pile shows its last FANNED cards (the ones that matter), with its size on it.
+      const shown = pile.slice(-FANNED);
+      if (pile.length > FANNED) p.append(el("div", "more", "+" + (pile.length - FANNED)));
+      shown.forEach((r, j) => p.append(card(r, j === shown.length - 1 ? "top" : "under")));
       if (pile.length > 1) p.append(el("span", "pile-size", pile.length));
       if (lastMove && lastMove.seat === seat && lastMove.move.endsWith(">D" + i)) p.classList.add("target");
       discards.append(p);
@@ -142,6 +147,7 @@
 
   function render() {
     const frame = data.frames[step];
+    if (!frame) return;
     const lastMove = step > 0 ? data.moves[step - 1] : null;
     const table = $("v-table");
     table.dataset.step = step;
@@ -209,7 +215,9 @@
     const select = $("v-view");
     select.replaceChildren();
     const views = [];
-    if (allViews) {
+    if (live) {
+      views.push(["spectator", "spectator (public information only)"]);
+    } else if (allViews) {
       views.push(["omniscient", "omniscient (every hand)"]);
       data.seats.forEach((name, seat) => views.push([String(seat), "as seat " + seat + " (" + name + ") saw it"]));
     } else {
@@ -288,9 +296,42 @@
     if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
   });
 
+  // Live: the referee's public stream, as server-sent events (spite_web/live.py). The
+  // viewer follows the newest move unless you stepped back to look at an earlier one.
+  function follow(source) {
+    const status = $("v-live");
+    source.onmessage = (e) => {
+      const m = JSON.parse(e.data);
+      const following = !data.frames.length || atEnd();
+      if (m.type === "match") {
+        data = Object.assign({}, data, {rules: m.rules, seats: m.seats, source: "live · match " + m.match_id});
+        status.textContent = "● live";
+        buildViews();
+      } else if (m.type === "game_start") {
+        data.frames = [m.frame]; data.moves = []; data.outcome = null; step = 0;
+      } else if (m.type === "step") {
+        data.moves.push(m.move); data.frames.push(m.frame);
+        if (following) step = data.frames.length - 1;
+      } else if (m.type === "frame") {
+        data.frames[data.frames.length - 1] = m.frame;
+      } else if (m.type === "game_over") {
+        data.outcome = m.outcome;
+      } else if (m.type === "match_over" || m.type === "error") {
+        status.textContent = m.type === "error" ? "stream ended: " + m.error : "match over: " + m.reason;
+        status.classList.remove("live");
+        source.close();
+      }
+      if (m.type !== "frame" && m.type !== "match") buildMoves();
+      render();
+      $("viewer").dataset.moves = data.moves.length;
+      $("viewer").dataset.state = m.type;
+    };
+  }
+
   buildViews();
   buildMoves();
   render();
+  if (live) follow(new EventSource(config.live));
   $("viewer").dataset.view = String(data.view);
   $("viewer").dataset.ready = "true";
   window.spiteViewer = {go: go, step: () => step, data: () => data};

@@ -24,6 +24,8 @@ from tournaments.queries import Queries
 from .conftest import League, debug_string, screenshot
 
 Page = Any
+FANNED = 8
+"""A discard pile shows its last 8 cards, and its size (viewer.js)."""
 
 READ_TABLE = """() => {
   const ranks = (root, selector) => Array.from(root.querySelectorAll(selector)).map((c) => Number(c.dataset.rank));
@@ -34,7 +36,10 @@ READ_TABLE = """() => {
     seats[s.dataset.seat] = {
       stock_count: Number(stock.querySelector(".count").textContent.split(" ")[0]),
       stock_top: ranks(stock, ".card.top")[0] ?? null,
-      discards: Array.from(s.querySelectorAll(".discard-pile")).map((p) => ranks(p, ".card:not(.slot)")),
+      discards: Array.from(s.querySelectorAll(".discard-pile")).map((p) => ({
+        shown: ranks(p, ".card:not(.slot)"),
+        size: p.querySelector(".pile-size") ? Number(p.querySelector(".pile-size").textContent)
+                                            : p.querySelectorAll(".card:not(.slot)").length})),
       hand: hand.dataset.hidden ? null : ranks(hand, ".card:not(.back)"),
       backs: hand.querySelectorAll(".card.back").length,
     };
@@ -55,7 +60,7 @@ def expected_table(state: GameState, as_seat: int | None) -> dict[str, Any]:
         shown = as_seat is None or as_seat == seat
         seats[str(seat)] = {
             "stock_count": len(stock), "stock_top": stock[-1] if stock else None,
-            "discards": [list(pile) for pile in state.discards[seat]],
+            "discards": [{"shown": pile[-FANNED:], "size": len(pile)} for pile in state.discards[seat]],
             "hand": sorted(state.hands[seat]) if shown else None,
             "backs": 0 if shown else len(state.hands[seat]),
         }
