@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import html
 import json
+from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
 
 from spite_web.app import create_app
+from tournaments.cli import main
 from tournaments.queries import Queries
 
 from .conftest import League, debug_string
@@ -129,3 +131,24 @@ def test_the_replay_page_embeds_its_data_safely(league: League, client: TestClie
     start = page.index('id="replay-data">') + len('id="replay-data">')
     data = json.loads(page[start:page.index("</script>", start)])
     assert data["match_id"] is not None and len(data["frames"]) == len(data["moves"]) + 1
+
+
+def test_spite_web_refuses_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["web", "--db", str(tmp_path / "none.db")]) == 2
+    assert "no results store" in capsys.readouterr().err
+    assert main(["web", "--listen", "nonsense"]) == 2
+    assert "--listen wants host:port" in capsys.readouterr().err
+    assert main(["web", "--referee", "127.0.0.1:1"]) == 2
+    assert "--admin-token-file" in capsys.readouterr().err
+    assert main(["web", "--referee", "127.0.0.1:1", "--admin-token-file", str(tmp_path / "missing")]) == 2
+    assert "cannot read the admin token" in capsys.readouterr().err
+
+
+def test_spite_replay_html_refuses_a_bad_seat_and_a_bad_file(league: League, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    replay = next(league.replays.iterdir())
+    assert main(["replay", str(replay), "--html", str(tmp_path / "x.html"), "--as-seat", "5"]) == 2
+    assert "--as-seat must be 0..1" in capsys.readouterr().err and not (tmp_path / "x.html").exists()
+    (tmp_path / "junk.jsonl.gz").write_bytes(b"junk")
+    assert main(["replay", str(tmp_path / "junk.jsonl.gz"), "--html", str(tmp_path / "y.html")]) == 2
+    assert "not a readable replay" in capsys.readouterr().err
