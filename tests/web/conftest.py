@@ -8,9 +8,10 @@ import json
 import os
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -63,15 +64,12 @@ def add_debug_strings(path: Path) -> None:
         out.writelines(json.dumps(line) + "\n" for line in lines)
 
 
-@pytest.fixture(scope="session")
-def server(league: League) -> Iterator[str]:
-    """``spite web``'s app over the league's store, served by uvicorn on a free port."""
+@contextmanager
+def serve(app: Any) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on a free port in a thread; yields its base URL."""
     import uvicorn
 
-    from spite_web.app import create_app
-
-    config = uvicorn.Config(create_app(league.db), host="127.0.0.1", port=0, log_level="warning")
-    serving = uvicorn.Server(config)
+    serving = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     thread = threading.Thread(target=serving.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -79,10 +77,20 @@ def server(league: League) -> Iterator[str]:
         if time.monotonic() > deadline or not thread.is_alive():
             pytest.fail("uvicorn did not start")
         time.sleep(0.05)
-    port = serving.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    serving.should_exit = True
-    thread.join(10)
+    try:
+        yield f"http://127.0.0.1:{serving.servers[0].sockets[0].getsockname()[1]}"
+    finally:
+        serving.should_exit = True
+        thread.join(10)
+
+
+@pytest.fixture(scope="session")
+def server(league: League) -> Iterator[str]:
+    """``spite web``'s app over the league's store."""
+    from spite_web.app import create_app
+
+    with serve(create_app(league.db)) as url:
+        yield url
 
 
 def need_chromium() -> None:

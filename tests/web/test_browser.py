@@ -21,7 +21,7 @@ from referee.rules import GameState
 from tournaments.cli import main
 from tournaments.queries import Queries
 
-from .conftest import League, debug_string, screenshot
+from .conftest import League, debug_string, screenshot, serve
 
 Page = Any
 FANNED = 8
@@ -224,15 +224,11 @@ def check_as_seat_text(page: Page, seat: int) -> None:
     assert page.locator(f"#v-table section.seat[data-seat='{1 - seat}'] .hand .card:not(.back)").count() == 0
 
 
-def test_the_leaderboard_updates_while_its_tournament_runs(league: League, browser: Any, tmp_path: Path) -> None:
+def test_the_leaderboard_updates_while_its_tournament_runs(league: League, page: Page, tmp_path: Path) -> None:
     """A store whose tournament is still running (a copy of the league's, one match not yet
     done): the open page picks up the match finishing without a reload."""
     import shutil
     import sqlite3
-    import threading
-    import time
-
-    import uvicorn
 
     from spite_web.app import create_app
 
@@ -242,16 +238,8 @@ def test_the_leaderboard_updates_while_its_tournament_runs(league: League, brows
         last = writer.execute("SELECT MAX(id) FROM matches").fetchone()[0]
         writer.execute("UPDATE tournaments SET status = 'running', finished_at = NULL")
         writer.execute("UPDATE matches SET status = 'running' WHERE id = ?", (last,))
-    serving = uvicorn.Server(uvicorn.Config(create_app(db), host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=serving.run, daemon=True)
-    thread.start()
-    while not (serving.started and serving.servers):
-        time.sleep(0.05)
-    port = serving.servers[0].sockets[0].getsockname()[1]
-    context = browser.new_context(viewport={"width": 1360, "height": 900})
-    page = context.new_page()
-    try:
-        page.goto(f"http://127.0.0.1:{port}/tournaments/1")
+    with serve(create_app(db)) as url:
+        page.goto(f"{url}/tournaments/1")
         assert page.locator("#done").inner_text() == "5" and page.locator("#live").is_visible()
         assert played(page) == 2 * 5  # W + D + L over the board: two entrants per match
         page.evaluate("window.notReloaded = true")
@@ -262,10 +250,6 @@ def test_the_leaderboard_updates_while_its_tournament_runs(league: League, brows
         assert page.locator("#status").inner_text() == "finished"
         assert page.evaluate("window.notReloaded") is True
         assert played(page) == 2 * 6
-    finally:
-        context.close()
-        serving.should_exit = True
-        thread.join(10)
 
 
 def played(page: Page) -> int:

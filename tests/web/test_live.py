@@ -13,7 +13,6 @@ import asyncio
 import json
 import random
 import threading
-import time
 from typing import Any, Iterator
 
 import grpc
@@ -33,7 +32,7 @@ from spite_web.live import PublicTable, event_from_pb, rules_from_pb, start_from
 from spite_web.replay_view import frame
 from tests.rules.support import MAX_SEED, POLICIES, SPECS
 
-from .conftest import League, screenshot
+from .conftest import League, screenshot, serve
 
 ADMIN = "web-test-admin"
 
@@ -148,22 +147,10 @@ def test_live_spectating_streams_the_public_table_only(league: League, referee: 
     assert over["outcome"]["reason"]
 
 
-def test_the_live_page_follows_a_running_match(league: League, referee: Referee, browser: Any) -> None:
-    import uvicorn
-
-    config = uvicorn.Config(create_app(league.db, referee=referee.running.address, admin_token=ADMIN),
-                            host="127.0.0.1", port=0, log_level="warning")
-    serving = uvicorn.Server(config)
-    thread = threading.Thread(target=serving.run, daemon=True)
-    thread.start()
-    while not (serving.started and serving.servers):
-        time.sleep(0.05)
-    port = serving.servers[0].sockets[0].getsockname()[1]
+def test_the_live_page_follows_a_running_match(league: League, referee: Referee, page: Any) -> None:
     match = referee.new_match()
-    context = browser.new_context(viewport={"width": 1360, "height": 900})
-    page = context.new_page()
-    try:
-        page.goto(f"http://127.0.0.1:{port}/live/{match.match_id}")
+    with serve(create_app(league.db, referee=referee.running.address, admin_token=ADMIN)) as url:
+        page.goto(f"{url}/live/{match.match_id}")
         page.wait_for_function("document.getElementById('v-live').textContent.includes('live')")
         playing = referee.play(match, pause_s=0.02)
         page.wait_for_function("Number(document.getElementById('viewer').dataset.moves || 0) >= 30", timeout=30000)
@@ -175,7 +162,3 @@ def test_the_live_page_follows_a_running_match(league: League, referee: Referee,
         page.wait_for_function("document.getElementById('v-live').textContent.includes('match over')", timeout=30000)
         assert "hidden-debug" not in page.content()
         assert page.locator("#v-outcome .reason").inner_text()
-    finally:
-        context.close()
-        serving.should_exit = True
-        thread.join(10)
