@@ -185,7 +185,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if hands:
             console.print(f"hands: {hands}   draw pile (top last): {render.cards(state.draw_pile[-10:])}")
         meta = meta_by_move[step] if step < len(meta_by_move) else {}
-        debug = f'   debug: "{meta["debug"]}"' if meta.get("debug") else ""
+        shown = meta.get("debug") and (args.as_seat is None or seat == args.as_seat)  # another seat's is hidden
+        debug = f'   debug: "{meta["debug"]}"' if shown else ""
         spent = f"   {meta['us'] / 1000:.1f} ms" if meta.get("us") else ""
         console.print(f"[bold]seat {seat} plays {move}[/bold]{spent}{debug}\n")
         state.apply(move)

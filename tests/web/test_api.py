@@ -152,3 +152,13 @@ def test_spite_replay_html_refuses_a_bad_seat_and_a_bad_file(league: League, tmp
     (tmp_path / "junk.jsonl.gz").write_bytes(b"junk")
     assert main(["replay", str(tmp_path / "junk.jsonl.gz"), "--html", str(tmp_path / "y.html")]) == 2
     assert "not a readable replay" in capsys.readouterr().err
+
+
+def test_spite_replay_as_seat_prints_only_that_seats_debug_strings(league: League,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The rule the viewer shares with the terminal replay: as seat K, only K's debug strings."""
+    with Queries.open(league.db) as q:
+        path = q.replay(*league.debug_replay).path
+    assert main(["replay", str(path), "--as-seat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "dbg-seat1-" in out and "dbg-seat0-" not in out
