@@ -10,7 +10,7 @@ from typing import Any
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """Register ``spite web`` on the ``spite`` command's subparsers."""
-    web = sub.add_parser("web", help="serve leaderboards, bot pages, games and replays in a browser (read-only)")
+    web: argparse.ArgumentParser = sub.add_parser("web", help="serve leaderboards, bot pages, games and replays in a browser (read-only)")
     web.add_argument("--db", default="spite.db", help="the results store (default spite.db)")
     web.add_argument("--listen", default="127.0.0.1:8000", help="host:port (default 127.0.0.1:8000)")
     web.add_argument("--referee", metavar="HOST:PORT",

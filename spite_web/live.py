@@ -12,7 +12,7 @@ after every move of random games of every rule set.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, AsyncIterator
+from typing import Any, AsyncGenerator
 
 from referee.rules import Ending, Event, EventKind, MoveKind, RuleSet, Source
 from referee.wire import move_from_pb
@@ -109,7 +109,7 @@ def viewer_rules(rules: RuleSet) -> dict[str, Any]:
             "wild": sorted(rules.wild_ranks), "deck": rules.deck, "open_stock": rules.open_stock}
 
 
-async def spectate(address: str, admin_token: str, match_id: str) -> AsyncIterator[dict[str, Any]]:
+async def spectate(address: str, admin_token: str, match_id: str) -> AsyncGenerator[dict[str, Any], None]:
     """The match's public stream as the viewer's messages: ``match`` (rules, seats), then per
     game ``game_start`` (a frame), ``step`` (each move: the move and the frame after it),
     ``game_over`` (the outcome), and ``match_over``. Raises ``grpc.aio.AioRpcError``."""

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Mapping
 
 from referee.rules import Ending, RulesError, parse_rules
 
-from . import leaderboard
+from . import leaderboard as standings_table  # not `leaderboard`: Queries.leaderboard would shadow it
 from .ratings import RatingParams, Ratings, placings
 from .store import FinishedMatch, Store, StoreError, TournamentRow
 from .worker import bucket_value
@@ -355,8 +355,8 @@ class Queries:
         standings, ratings, finished, recompute, note = self._standings(found, params, recompute or bool(overrides))
         counts = self.store.counts(found.id)
         rows = tuple(StandingRow(**{**row, "members": tuple(row["members"])})
-                     for row in leaderboard.rows(standings, ratings))
-        h2h = leaderboard.head_to_head(standings, [row.name for row in rows])
+                     for row in standings_table.rows(standings, ratings))
+        h2h = standings_table.head_to_head(standings, [row.name for row in rows])
         rules = found.config.get("rules", "?")
         title = (f"{found.name} (#{found.id}) · {rules} · {counts['done']}/{sum(counts.values())} matches · "
                  f"{found.status}" + (" · recomputed" if recompute else ""))
@@ -379,10 +379,10 @@ class Queries:
         return Leaderboard(self._info(found), rows, h2h, meta, show_points, standings.games, standings.draws)
 
     def _standings(self, found: TournamentRow, params: RatingParams, recompute: bool
-                   ) -> tuple[leaderboard.Standings, Ratings, list[FinishedMatch], bool, str]:
+                   ) -> tuple[standings_table.Standings, Ratings, list[FinishedMatch], bool, str]:
         entrants = self.store.entrants(found.id)
         finished = self.store.finished(found.id)
-        standings = leaderboard.Standings(entrants)
+        standings = standings_table.Standings(entrants)
         ratings = Ratings(params, [e.name for e in entrants])
         for match in finished:
             standings.add(match)
