@@ -45,16 +45,16 @@
   }
 
   function drawSeat(frame, seat, lastMove) {
+    const stockIndex = data.rules.stock_of[seat];
     const box = el("section", "seat" + (frame.to_move === seat && !atEnd() ? " to-move" : "") + (isWinner(seat) && atEnd() ? " winner" : ""));
     box.dataset.seat = seat;
     const head = el("header", "seat-head");
-    head.append(el("span", "seat-name", data.seats[seat]), el("span", "seat-no", "seat " + seat));
+    head.append(el("span", "seat-name", data.seats[seat]), el("span", "seat-no", "seat " + seat + (data.rules.partners ? " · team " + stockIndex : "")));
     if (frame.to_move === seat && !atEnd()) head.append(el("span", "badge turn", "to move"));
     if (typeof data.view === "number" && data.view === seat) head.append(el("span", "badge you", "this view"));
     box.append(head);
     const row = el("div", "seat-row");
 
-    const stockIndex = data.rules.stock_of[seat];
     const stock = frame.stocks[stockIndex];
     const stockBox = el("div", "stock");
     stockBox.dataset.count = stock.count;
@@ -63,7 +63,7 @@
     if (stock.count > stock.visible.length) stack.append(back("under"));
     stock.visible.slice().reverse().forEach((r, i, all) => stack.append(card(r, i === all.length - 1 ? "top" : "open")));
     if (!stock.count) stack.append(slot("empty"));
-    stockBox.append(el("div", "label", "stock"), stack, el("div", "count", stock.count + " left"));
+    stockBox.append(el("div", "label", data.rules.partners ? "team stock" : "stock"), stack, el("div", "count", stock.count + " left"));
     if (lastMove && lastMove.seat === seat && lastMove.move.startsWith("S:")) stockBox.classList.add("from");
     row.append(stockBox);
 

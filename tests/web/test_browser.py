@@ -256,3 +256,38 @@ def played(page: Page) -> int:
     cells = page.locator("#leaderboard tbody tr td:nth-child(5), #leaderboard tbody tr td:nth-child(6), "
                          "#leaderboard tbody tr td:nth-child(7)").all_inner_texts()
     return sum(int(v) for v in cells)
+
+
+@pytest.mark.parametrize("spec", ["partners", "3p+open-stock", "skip-bo"])
+def test_the_viewer_draws_other_rule_sets_as_the_engine_has_them(spec: str, page: Page, tmp_path: Path) -> None:
+    """Four seats with team stocks, three seats with three open stock cards, Skip-Bo's deck:
+    a random game written as a replay, opened from its --html file, compared at sampled steps."""
+    import random as random_module
+
+    from referee.replay import write
+    from referee.rules import parse_rules
+
+    rules = parse_rules(spec)
+    state = GameState.new(rules, 20260101)
+    rng = random_module.Random(7)
+    while state.outcome is None and len(state.log) < 4000:
+        moves = state.legal_moves()
+        plays = [m for m in moves if m.kind == 0]
+        state.apply(rng.choice(plays) if plays and rng.random() < 0.9 else rng.choice(moves))
+    path = write(tmp_path / "game.jsonl.gz", {"seats": [{"name": f"bot{s}"} for s in range(rules.players)]},
+                 state, {})
+    out = tmp_path / "game.html"
+    assert main(["replay", str(path), "--html", str(out)]) == 0
+    page.goto(out.as_uri())
+    page.wait_for_selector("#viewer[data-ready=true]")
+    record = replay_file.load(path).record
+    replayed = GameState.new(record.rules, record.seed, record.first_seat)
+    steps = len(record.moves)
+    for step in range(steps + 1):
+        if step % max(1, steps // 6) == 0 or step == steps:
+            page.evaluate(f"window.spiteViewer.go({step})")
+            shown = page.evaluate(READ_TABLE)
+            assert {k: v for k, v in shown.items() if k != "step"} == expected_table(replayed, None), f"step {step}"
+        if step < steps:
+            replayed.apply(record.moves[step][1])
+    screenshot(page, f"viewer-{spec}")
