@@ -15,7 +15,8 @@
 
   const FANNED = 8;
   const NAMES = {0: "★", 1: "A", 11: "J", 12: "Q", 13: "K"};
-  const cardName = (rank) => NAMES[rank] || String(rank);
+  // Skip-Bo's cards are numbered 1..12 and its wild is "SB"; Spite and Malice's are A..K and jokers.
+  const cardName = (rank) => (data.rules.deck === "skip-bo" ? (rank === 0 ? "SB" : String(rank)) : NAMES[rank] || String(rank));
   const el = (tag, cls, text) => {
     const node = document.createElement(tag);
     if (cls) node.className = cls;
@@ -27,7 +28,7 @@
     const wild = data.rules.wild.includes(rank);
     const c = el("div", "card" + (wild ? " wild" : "") + (rank >= 11 || rank === 1 ? " face" : "") + (extra ? " " + extra : ""));
     c.dataset.rank = rank;
-    const name = rank === 0 ? (data.rules.deck === "skip-bo" ? "SB" : "★") : cardName(rank);
+    const name = cardName(rank);
     c.append(el("span", "corner tl", name), el("span", "pip", wild && rank !== 0 ? "★" : name), el("span", "corner br", name));
     if (wild) c.title = name + " (wild)";
     return c;
@@ -142,7 +143,8 @@
     if (!m) return text;
     const from = m[1] === "H" ? "hand" : m[1] === "S" ? "stock" : "discard " + (Number(m[2]) + 1);
     const to = (m[4] === "C" ? "centre " : "discard ") + (Number(m[5]) + 1);
-    return (m[4] === "C" ? "plays " : "discards ") + m[3].replace("*", "★") + " from " + from + " to " + to;
+    const card = m[3] === "*" ? cardName(0) : data.rules.deck === "skip-bo" ? cardName({A: 1, J: 11, Q: 12}[m[3]] || Number(m[3])) : m[3];
+    return (m[4] === "C" ? "plays " : "discards ") + card + " from " + from + " to " + to;
   }
 
   function render() {
