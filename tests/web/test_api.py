@@ -162,3 +162,10 @@ def test_spite_replay_as_seat_prints_only_that_seats_debug_strings(league: Leagu
     assert main(["replay", str(path), "--as-seat", "1"]) == 0
     out = capsys.readouterr().out
     assert "dbg-seat1-" in out and "dbg-seat0-" not in out
+
+
+def test_input_echoed_in_a_page_is_escaped(client: TestClient) -> None:
+    answer = client.get("/tournaments/1/bots/%3Cscript%3Ealert(1)")
+    assert answer.status_code == 404 and "<script>alert" not in answer.text and "&lt;script&gt;alert" in answer.text
+    answer = client.get("/games?bot=%3Cimg%20src%3Dx%3E")
+    assert answer.status_code == 200 and "<img src=x>" not in answer.text
