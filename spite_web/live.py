@@ -19,6 +19,8 @@ from referee.wire import move_from_pb
 from spite.v1 import game_pb2
 from spite.v1 import referee_pb2 as rpb
 
+from .replay_view import viewer_rules
+
 _ADMIN_METADATA = "spite-admin-token"
 
 
@@ -101,12 +103,6 @@ def event_from_pb(message: Any) -> Event:
 def rules_from_pb(message: Any) -> RuleSet:
     fields = {f.name for f in dataclasses.fields(RuleSet)}
     return RuleSet.from_dict({name: getattr(message, name) for name in fields if hasattr(message, name)})
-
-
-def viewer_rules(rules: RuleSet) -> dict[str, Any]:
-    return {"name": rules.name, "players": rules.players, "partners": rules.partners,
-            "stock_of": [rules.stock_of(s) for s in range(rules.players)],
-            "wild": sorted(rules.wild_ranks), "deck": rules.deck, "open_stock": rules.open_stock}
 
 
 async def spectate(address: str, admin_token: str, match_id: str) -> AsyncGenerator[dict[str, Any], None]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from referee.replay import Replay
-from referee.rules import EventKind, GameState, Observation, observe, observe_public
+from referee.rules import EventKind, GameState, Observation, RuleSet, observe, observe_public
 
 
 class ViewError(ValueError):
@@ -42,6 +42,13 @@ def _public(view: Observation) -> dict[str, Any]:
     }
 
 
+def viewer_rules(rules: RuleSet) -> dict[str, Any]:
+    """What the viewer needs of a rule set to lay out the table and mark the wild cards."""
+    return {"name": rules.name, "players": rules.players, "partners": rules.partners,
+            "stock_of": [rules.stock_of(s) for s in range(rules.players)],
+            "wild": sorted(rules.wild_ranks), "deck": rules.deck, "open_stock": rules.open_stock}
+
+
 def viewer_data(replay: Replay, as_seat: int | None = None, *, source: str = "") -> dict[str, Any]:
     """Everything the viewer needs, JSON-ready: header, one frame per step (before each
     move, and the end), the moves with their time and (allowed) debug strings, the outcome."""
@@ -68,9 +75,7 @@ def viewer_data(replay: Replay, as_seat: int | None = None, *, source: str = "")
         "format": "spite-viewer", "version": 1, "source": source,
         "view": "omniscient" if as_seat is None else as_seat,
         "match_id": replay.header.get("match_id"), "game_number": replay.header.get("game_number"),
-        "rules": {"name": rules.name, "players": rules.players, "partners": rules.partners,
-                  "stock_of": [rules.stock_of(s) for s in range(rules.players)],
-                  "wild": sorted(rules.wild_ranks), "deck": rules.deck, "open_stock": rules.open_stock},
+        "rules": viewer_rules(rules),
         "seats": names, "first_seat": record.first_seat,
         "frames": frames, "moves": moves,
         "outcome": None if outcome is None else {
