@@ -169,3 +169,32 @@ def test_input_echoed_in_a_page_is_escaped(client: TestClient) -> None:
     assert answer.status_code == 404 and "<script>alert" not in answer.text and "&lt;script&gt;alert" in answer.text
     answer = client.get("/games?bot=%3Cimg%20src%3Dx%3E")
     assert answer.status_code == 200 and "<img src=x>" not in answer.text
+
+
+def test_the_spite_web_command_serves_the_store(league: League) -> None:
+    """The README's `spite web --db ... --listen ...`, as a real process."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([sys.executable, "-m", "tournaments.cli", "web", "--db", str(league.db),
+                                "--listen", f"127.0.0.1:{port}"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/tournaments/1/leaderboard", timeout=5) as answer:
+                    data = json.loads(answer.read())
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline, process.stdout.read() if process.stdout else ""
+                time.sleep(0.2)
+        assert {row["name"] for row in data["leaderboard"]} == {"greedy", "random", "naive"}
+    finally:
+        process.terminate()
+        process.wait(10)
