@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import sqlite3
 from pathlib import Path
@@ -103,3 +104,24 @@ def test_queries_never_write(league: League) -> None:
         with pytest.raises(sqlite3.OperationalError, match="readonly"):
             q.store.db.execute("DELETE FROM games")
     assert hashlib.sha256(league.db.read_bytes()).hexdigest() == before
+
+
+def test_a_faulty_bots_faults_and_their_reasons(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from spite_web.app import create_app
+    from tests.tournaments.conftest import run, write_hostile_manifest, write_tournament
+
+    manifest = write_hostile_manifest(tmp_path, "bad-move")
+    path = write_tournament(tmp_path, "faulty", bots=["greedy", str(manifest)], rounds=1, parallel=2,
+                            policy="substitute")
+    run(path, tmp_path / "f.db")
+    with Queries.open(tmp_path / "f.db") as q:
+        bot = q.bot("hostile-bad-move")
+        assert bot.standing.illegal_moves + bot.standing.malformed > 0 and bot.faults
+        assert all(f.reason for f in bot.faults) and not q.bot("greedy").faults
+        reasons = [f.reason for f in bot.faults]
+    client = TestClient(create_app(tmp_path / "f.db"))
+    page = client.get("/tournaments/1/bots/hostile-bad-move").text
+    assert 'id="faults"' in page and all(html.escape(r) in page for r in reasons)
+    assert 'class="faulty"' in client.get("/tournaments/1").text
