@@ -113,6 +113,8 @@ def browser() -> Iterator[object]:
     need_chromium()
     from playwright.sync_api import sync_playwright
 
+    # Playwright's sync API keeps an event loop in this thread until the session ends: a test
+    # after this one that needs asyncio.run (a tournament) runs it in a process of its own.
     with sync_playwright() as driver:
         # --no-sandbox: CI runs as root, where Chromium's own sandbox refuses to start.
         launched = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])

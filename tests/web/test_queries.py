@@ -6,6 +6,8 @@ import hashlib
 import html
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -110,12 +112,14 @@ def test_a_faulty_bots_faults_and_their_reasons(tmp_path: Path) -> None:
     from starlette.testclient import TestClient
 
     from spite_web.app import create_app
-    from tests.tournaments.conftest import run, write_hostile_manifest, write_tournament
+    from tests.tournaments.conftest import write_hostile_manifest, write_tournament
 
     manifest = write_hostile_manifest(tmp_path, "bad-move")
     path = write_tournament(tmp_path, "faulty", bots=["greedy", str(manifest)], rounds=1, parallel=2,
                             policy="substitute")
-    run(path, tmp_path / "f.db")
+    # A process of its own: the browser tests' Playwright keeps an event loop in this thread.
+    subprocess.run([sys.executable, "-m", "tournaments.cli", "tournament", str(path), "--db", str(tmp_path / "f.db"),
+                    "--plain"], check=True, capture_output=True, timeout=300)
     with Queries.open(tmp_path / "f.db") as q:
         bot = q.bot("hostile-bad-move")
         assert bot.standing.illegal_moves + bot.standing.malformed > 0 and bot.faults
