@@ -4,9 +4,13 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test bench bench-rules bench-transport bench-tournament bench-bots bench-sandbox proto clean
+.PHONY: setup browser demo test bench bench-rules bench-transport bench-tournament bench-bots bench-sandbox proto clean
 
-setup: $(STAMP)
+setup: $(STAMP) browser
+
+# Debian's chromium for the browser tests (tests/web), when missing and root or sudo is at hand.
+browser:
+	@bash .ci/install-chromium
 
 $(STAMP): pyproject.toml engine/pyproject.toml wire/pyproject.toml sdk/python/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

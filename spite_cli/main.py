@@ -1,7 +1,8 @@
 """``spite``: the command line of Spite Arena.
 
     spite play BOT BOT... [--rules PRESET] [--seed N] [--games N] [--replay-dir DIR]
-    spite replay FILE [--as-seat K] [--verify]
+    spite replay FILE [--as-seat K] [--verify] [--html OUT.html]
+    spite web [--db PATH] [--listen HOST:PORT]
     spite referee --listen ADDR
     spite tournament FILE [--parallel N] [--resume | --resume-id ID] [--db PATH] [--plain] [--scheduler ADDR]
     spite leaderboard [--format table|json|csv|markdown] [--db PATH] [--tournament NAME|ID]
@@ -159,10 +160,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
               f"outcome: {loaded.record.outcome.reason if loaded.record.outcome else 'none'})")
         return 0
     record = loaded.record
-    names = [s.get("name", "?") for s in loaded.header.get("seats", [])] or [f"seat {i}" for i in range(record.rules.players)]
     if args.as_seat is not None and not 0 <= args.as_seat < record.rules.players:
         print(f"spite replay: --as-seat must be 0..{record.rules.players - 1}", file=sys.stderr)
         return 2
+    if args.html:
+        from spite_web.standalone import write_html
+
+        print(f"{args.file}: viewer written to {write_html(loaded, Path(args.html), Path(args.file).name, args.as_seat)}")
+        return 0
+    names = [s.get("name", "?") for s in loaded.header.get("seats", [])] or [f"seat {i}" for i in range(record.rules.players)]
     console = Console()
     state = GameState.new(record.rules, record.seed, record.first_seat)
     meta_by_move = [m for m, e in zip(loaded.meta, record.events) if e.kind == EventKind.MOVE]
@@ -179,7 +185,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if hands:
             console.print(f"hands: {hands}   draw pile (top last): {render.cards(state.draw_pile[-10:])}")
         meta = meta_by_move[step] if step < len(meta_by_move) else {}
-        debug = f'   debug: "{meta["debug"]}"' if meta.get("debug") else ""
+        shown = meta.get("debug") and (args.as_seat is None or seat == args.as_seat)  # another seat's is hidden
+        debug = f'   debug: "{meta["debug"]}"' if shown else ""
         spent = f"   {meta['us'] / 1000:.1f} ms" if meta.get("us") else ""
         console.print(f"[bold]seat {seat} plays {move}[/bold]{spent}{debug}\n")
         state.apply(move)
@@ -378,74 +385,19 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from spite_cli import leaderboard
-    from tournaments.ratings import RatingParams, Ratings, placings
-    from tournaments.standings import Standings, head_to_head, rows
-    from tournaments.store import Store, StoreError
+    from tournaments.queries import Queries, QueryError
+
+    from . import leaderboard
 
     overrides = {k: getattr(args, k) for k in ("mu", "sigma", "beta", "tau", "draw_probability")
                  if getattr(args, k) is not None}
     try:
-        store = Store(args.db, readonly=True)
-    except StoreError as error:
+        with Queries.open(args.db) as queries:
+            board = queries.leaderboard(args.tournament, overrides=overrides, recompute=args.recompute)
+    except QueryError as error:
         print(f"spite leaderboard: {error}", file=sys.stderr)
         return 2
-    with store:
-        found = store.tournament(args.tournament)
-        if found is None:
-            which = f"tournament {args.tournament!r}" if args.tournament else "no tournament"
-            print(f"spite leaderboard: {which} in {args.db}", file=sys.stderr)
-            return 2
-        params = RatingParams.from_dict({**found.config.get("rating", {}), **overrides})
-        try:
-            params.environment()
-        except (ValueError, ZeroDivisionError) as error:
-            print(f"spite leaderboard: bad rating parameters {params}: {error}", file=sys.stderr)
-            return 2
-        entrants = store.entrants(found.id)
-        finished = store.finished(found.id)
-        counts = store.counts(found.id)
-        standings = Standings(entrants)
-        ratings = Ratings(params, [e.name for e in entrants])
-        recompute = args.recompute or bool(overrides)
-        for match in finished:
-            standings.add(match)
-            if recompute:
-                ratings.update(placings(match.entrants, match.points))
-        for bot, why in store.benched(found.id).items():
-            standings.bench(bot, why)
-        note = ""
-        if not recompute:
-            history = list(store.rating_history(found.id))
-            for _, entrant, mu, sigma in history:
-                ratings.set(entrant, mu, sigma)
-            rated = len({ordinal for ordinal, *_ in history})
-            if rated < len(finished):
-                note = (f"ratings cover the first {rated} finished matches of the schedule; {len(finished) - rated} "
-                        f"finished later wait for earlier ones (--recompute rates all of them)")
-    board = rows(standings, ratings)
-    h2h = head_to_head(standings, [row["name"] for row in board])
-    total = sum(counts.values())
-    rules = found.config.get("rules", "?")
-    title = (f"{found.name} (#{found.id}) · {rules} · {counts['done']}/{total} matches · {found.status}"
-             + (" · recomputed" if recompute else ""))
-    meta: dict[str, Any] = {"title": title, "note": note,
-            "tournament": {"id": found.id, "name": found.name, "file": found.file, "rules": rules,
-                           "status": found.status, "matches": counts,
-                           "games": standings.games, "match_draws": standings.draws},
-            "ratings": {**params.to_dict(), "recomputed": recompute}}
-    commitment = found.config.get("seed_commitment")
-    meta["tournament"]["master_seed"] = (found.master_seed if not commitment or found.status == "finished"
-                                         else None)  # a committed seed stays secret until the end
-    if commitment:
-        meta["tournament"]["seed_commitment"] = commitment
-        meta["note"] = "; ".join(filter(None, [note, f"deals committed: {commitment}"]))
-    try:
-        parsed = parse_rules(rules)
-        show_points = parsed.scoring != "win" or bool(parsed.match_points)
-    except RulesError:  # a rule set this version no longer knows: show everything
-        show_points = True
-    output = leaderboard.render(args.format, board, h2h, meta, show_points)
+    output = leaderboard.render(args.format, board.board(), board.head_to_head, board.meta, board.show_points)
     if isinstance(output, str):
         try:
             print(output, flush=True)
@@ -491,6 +443,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("file")
     rep.add_argument("--as-seat", type=int, help="show only what this seat knew at each step")
     rep.add_argument("--verify", action="store_true", help="re-simulate through the engine; exit 1 on any mismatch")
+    rep.add_argument("--html", metavar="OUT.html",
+                     help="write the replay viewer as one self-contained file (with --as-seat: only that seat's view)")
     rep.set_defaults(func=cmd_replay)
 
     ref = sub.add_parser("referee", help="run a standalone referee server")
@@ -552,6 +506,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from tournaments import checkbot
     checkbot.register(sub)
+    from spite_web import cli as web_cli
+    web_cli.add_parser(sub)
     return parser
 
 

@@ -1,0 +1,165 @@
+"""Live spectating: the table kept from the spectator stream is the engine's public view.
+
+The spectator stream carries ``observe_public`` at a game's start and then
+``visible_events(state, None)``; :class:`spite_web.live.PublicTable` must rebuild the public
+table from exactly that -- through the wire form, as the referee sends it -- after every
+move of random games of every rule set. It has no field for a hand, and a DRAW's or
+SHUFFLE's cards are dropped on the way in, so it cannot show what spectators may not see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import threading
+from typing import Any, Iterator
+
+import grpc
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from spite.v1 import referee_pb2 as rpb
+from spite.v1 import referee_pb2_grpc
+from starlette.testclient import TestClient
+
+from referee.match import MatchConfig, Policy, TimeControl
+from spite_engine import GameState, observe_public, parse_rules, visible_events
+from referee.server import RunningReferee, start_referee
+from spite_wire import event_to_proto, observation_to_proto, rules_to_proto
+from spite_web.app import create_app
+from spite_web.live import PublicTable, start_from_pb
+from spite_wire import event_from_proto, rules_from_proto
+from spite_web.replay_view import frame
+from tests.rules.support import MAX_SEED, POLICIES, SPECS
+
+from .conftest import League, screenshot, serve
+
+ADMIN = "web-test-admin"
+
+
+@settings(max_examples=60, deadline=None)
+@given(spec=st.sampled_from(SPECS), seed=st.integers(0, MAX_SEED), moves=st.integers(0, 400),
+       policy=st.sampled_from(sorted(POLICIES)))
+def test_the_spectators_table_is_the_engines_public_view(spec: str, seed: int, moves: int, policy: str) -> None:
+    rules = parse_rules(spec)
+    state = GameState.new(rules, seed)
+    assert rules_from_proto(rules_to_proto(rules)) == rules
+    table = PublicTable(rules, start_from_pb(observation_to_proto(observe_public(state))))
+    cursor = len(state.log)
+    rng = random.Random(seed)
+    choose = POLICIES[policy]
+    for _ in range(moves):
+        if state.outcome is not None:
+            break
+        state.apply(choose(state, rng))
+        for event in visible_events(state, None, cursor):
+            table.apply(event_from_proto(event_to_proto(event)))
+        cursor = len(state.log)
+        public = frame(state, 0) | {"hands": [None] * rules.players}
+        assert json.dumps(table.frame()) == json.dumps(public)
+
+
+# -- a real referee, real spectating through spite web --------------------------------------
+
+class Referee:
+    """A referee on port 0 with its own event loop in a thread, and raw bots to play on it."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.running: RunningReferee = self.call(start_referee("127.0.0.1:0", admin_token=ADMIN))
+
+    def call(self, coroutine: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(30)
+
+    def new_match(self) -> Any:
+        async def create() -> Any:
+            return self.running.arena.create(MatchConfig(parse_rules("standard"), ["alpha", "beta"],
+                                                         TimeControl(1000, 1000, 20000), 1, 5, Policy.FORFEIT))
+        return self.call(create())
+
+    def play(self, match: Any, pause_s: float = 0.0) -> Any:
+        """Two raw bots play ``match`` (the last legal move, after ``pause_s``); returns a future."""
+        async def bot(token: str, name: str) -> None:
+            async with grpc.aio.insecure_channel(self.running.address) as channel:
+                call = referee_pb2_grpc.RefereeStub(channel).Play()
+                await call.write(rpb.BotMessage(hello=rpb.Hello(token=token, name=name, version="1",
+                                                                protocol_version=1)))
+                while (message := await call.read()) is not grpc.aio.EOF:
+                    if message.WhichOneof("body") == "decision":
+                        await asyncio.sleep(pause_s)
+                        moves = message.decision.observation.legal_moves
+                        await call.write(rpb.BotMessage(action=rpb.Action(
+                            decision_id=message.decision.decision_id, move_index=len(moves) - 1,
+                            debug="hidden-debug")))
+
+        async def both() -> None:
+            await asyncio.gather(*(bot(s.token, n) for s, n in zip(match.seats, ("alpha", "beta"))))
+        return asyncio.run_coroutine_threadsafe(both(), self.loop)
+
+    def stop(self) -> None:
+        self.call(self.running.stop(grace=0.2))
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def referee() -> Iterator[Referee]:
+    running = Referee()
+    yield running
+    running.stop()
+
+
+def test_live_answers_bad_requests_cleanly(league: League, referee: Referee) -> None:
+    with TestClient(create_app(league.db)) as plain:
+        answer = plain.get("/api/live/abc")
+        assert answer.status_code == 404 and "needs a referee" in answer.json()["error"]
+    with TestClient(create_app(league.db, referee=referee.running.address, admin_token=ADMIN)) as client:
+        assert client.get("/api/live/nosuchmatch").status_code == 404
+        assert client.get("/live/bad%20id%3B").status_code == 400
+    with TestClient(create_app(league.db, referee=referee.running.address, admin_token="wrong")) as client:
+        match = referee.new_match()
+        answer = client.get(f"/api/live/{match.match_id}")
+        assert answer.status_code == 502 and "UNAUTHENTICATED" in answer.json()["error"]
+
+
+def test_live_spectating_streams_the_public_table_only(league: League, referee: Referee) -> None:
+    match = referee.new_match()
+    messages: list[dict[str, Any]] = []
+    with TestClient(create_app(league.db, referee=referee.running.address, admin_token=ADMIN)) as client:
+        with client.stream("GET", f"/api/live/{match.match_id}") as stream:
+            playing = referee.play(match)
+            for line in stream.iter_lines():
+                if line.startswith("data: "):
+                    messages.append(json.loads(line[6:]))
+                    if messages[-1]["type"] == "match_over":
+                        break
+        playing.result(30)
+    kinds = [m["type"] for m in messages]
+    assert kinds[0] == "match" and kinds[1] == "game_start" and kinds[-1] == "match_over" and "step" in kinds
+    assert messages[0]["seats"] == ["alpha", "beta"]
+    frames = [m["frame"] for m in messages if "frame" in m]
+    assert all(hand is None for f in frames for hand in f["hands"])
+    assert "hidden-debug" not in json.dumps(messages)
+    assert all(set(m["move"]) == {"seat", "move", "turn"} for m in messages if m["type"] == "step")
+    over = next(m for m in messages if m["type"] == "game_over")
+    assert over["outcome"]["reason"]
+
+
+def test_the_live_page_follows_a_running_match(league: League, referee: Referee, page: Any) -> None:
+    match = referee.new_match()
+    with serve(create_app(league.db, referee=referee.running.address, admin_token=ADMIN)) as url:
+        page.goto(f"{url}/live/{match.match_id}")
+        page.wait_for_function("document.getElementById('v-live').textContent.includes('live')")
+        playing = referee.play(match, pause_s=0.02)
+        page.wait_for_function("Number(document.getElementById('viewer').dataset.moves || 0) >= 30", timeout=30000)
+        shown = page.locator("#v-table section.seat").count()
+        assert shown == 2 and page.locator("#v-table .hand .card:not(.back)").count() == 0
+        assert page.locator("#v-table .hand[data-cards]").count() == 0
+        screenshot(page, "live")
+        playing.result(60)
+        page.wait_for_function("document.getElementById('v-live').textContent.includes('match over')", timeout=30000)
+        assert "hidden-debug" not in page.content()
+        assert page.locator("#v-outcome .reason").inner_text()
