@@ -16,23 +16,7 @@
                                     <-----  MatchOver             -> on_match_over
     (half-close; exit 0)
 
-Configuration comes from the environment, never from the command line (a token in
-argv is visible to every user of the machine):
-
-==================  ======================================================
-SPITE_ADDRESS       the referee: ``host:port`` or ``unix:/path``
-SPITE_TOKEN         the seat's secret token, or
-SPITE_TOKEN_FILE    a file holding it
-SPITE_LOG_LEVEL     ``DEBUG``, ``INFO``, ``WARNING`` (default), ``ERROR``
-SPITE_CONNECT_TIMEOUT  seconds to wait for the referee to accept the connection (30)
-SPITE_TLS_CA        connect over TLS, trusting the CA certificate (PEM) in this file
-SPITE_TLS           ``1``: connect over TLS trusting the system's roots (also implied by
-                    ``SPITE_ADDRESS=tls:host:port`` or any other SPITE_TLS_* variable)
-SPITE_TLS_CERT      mutual TLS: this bot's certificate chain (PEM), with
-SPITE_TLS_KEY       its private key (PEM)
-SPITE_TLS_SERVER_NAME  the name to check the referee's certificate against, when it is not
-                    the host in SPITE_ADDRESS (e.g. ``localhost`` while dialling 127.0.0.1)
-==================  ======================================================
+Configuration comes from the environment (:mod:`spite_sdk.connection` lists it).
 """
 
 from __future__ import annotations
@@ -44,171 +28,22 @@ import random
 import sys
 import time
 import traceback
-from dataclasses import dataclass
-from typing import Any, ClassVar, Final, Sequence
+from typing import Any, ClassVar, Sequence
 
 import grpc
 import grpc.aio
 
 from spite.v1 import referee_pb2, referee_pb2_grpc
 
+from .connection import (DEFAULT_CONNECT_TIMEOUT, EXIT_CONFIG, EXIT_FAILED, EXIT_OK, MAX_NAME_BYTES, PROTOCOL_VERSION,
+                         STATUS_MEANINGS, TOKEN_METADATA_KEY, ConfigError, RefereeError, TlsSettings, channel_options,
+                         configure_logging, cut_utf8, env_seconds, logger, read_tls, read_token, tls_failure)
 from .convert import (action_result_from_proto, action_to_proto, event_from_proto, match_result_from_proto,
                       observation_from_proto, outcome_from_proto, welcome_from_proto)
 from .types import (ActionResult, Decision, DecisionContext, Event, MatchResult, Move, Observation, Outcome,
                     RuleSet, Welcome)
 
-__all__ = ["Bot", "RefereeError", "ConfigError", "PROTOCOL_VERSION", "channel_options", "TlsSettings", "read_tls"]
-
-PROTOCOL_VERSION: Final = 1
-"""The protocol version this SDK speaks."""
-
-MAX_MESSAGE_BYTES: Final = 64 * 1024
-MAX_NAME_BYTES: Final = 64
-DEFAULT_CONNECT_TIMEOUT: Final = 30.0
-TOKEN_METADATA_KEY: Final = "spite-token"
-
-EXIT_OK: Final = 0
-EXIT_FAILED: Final = 1
-"""The referee ended the stream with an error, or the bot raised an exception."""
-EXIT_CONFIG: Final = 2
-"""No address or no token."""
-
-logger = logging.getLogger("spite_sdk")
-
-# What each status the referee ends a stream with means for the bot's author
-# (referee.proto, rpc Play).
-_STATUS_MEANINGS: Final = {
-    grpc.StatusCode.UNAUTHENTICATED: "the referee refused the seat token (check SPITE_TOKEN / SPITE_TOKEN_FILE)",
-    grpc.StatusCode.ALREADY_EXISTS: "the referee already has a bot on this seat (is a second copy running?)",
-    grpc.StatusCode.FAILED_PRECONDITION: f"the referee does not speak protocol version {PROTOCOL_VERSION} "
-                                         "(update spite-sdk) or refused the seat now",
-    grpc.StatusCode.INVALID_ARGUMENT: "the referee rejected a message from this bot as malformed",
-    grpc.StatusCode.RESOURCE_EXHAUSTED: f"a message exceeded the {MAX_MESSAGE_BYTES // 1024} KiB limit",
-    grpc.StatusCode.UNAVAILABLE: "the referee is unavailable (not running, or it went away)",
-    grpc.StatusCode.CANCELLED: "the stream was cancelled (the referee stopped the match or shut down)",
-    grpc.StatusCode.DEADLINE_EXCEEDED: "the referee's deadline passed",
-    grpc.StatusCode.UNIMPLEMENTED: "the server at this address is not a Spite Arena referee",
-}
-
-
-class ConfigError(Exception):
-    """The bot cannot start: no address or no token."""
-
-
-class RefereeError(Exception):
-    """The referee ended the stream before the match was over, or refused it."""
-
-    def __init__(self, message: str, code: grpc.StatusCode | None = None, details: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.code = code
-        self.details = details
-
-    @classmethod
-    def from_rpc_error(cls, error: grpc.aio.AioRpcError) -> RefereeError:
-        code = error.code()
-        meaning = _STATUS_MEANINGS.get(code, "the referee ended the stream with an error")
-        return cls(meaning, code, error.details() or "")
-
-    def __str__(self) -> str:
-        if self.code is None:
-            return self.message
-        return f"{self.message} ({self.code.name}: {self.details or 'no details'})"
-
-
-def channel_options(address: str) -> list[tuple[str, Any]]:
-    """The channel options bots use: 64 KiB messages both ways, and keepalive pings so a
-    referee that vanished (a dead host, a cut connection) ends the bot instead of hanging it.
-
-    The referee must allow a ping every 30 s while a stream is open
-    (``grpc.http2.min_ping_interval_without_data_ms`` <= 30000 on the server).
-    """
-    options: list[tuple[str, Any]] = [
-        ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
-        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-        ("grpc.keepalive_time_ms", 30_000),
-        ("grpc.keepalive_timeout_ms", 10_000),
-        ("grpc.primary_user_agent", "spite-sdk-python"),
-    ]
-    host = address.rsplit(":", 1)[0].strip("[]") if not address.startswith("unix") else ""
-    if address.startswith("unix") or host in ("localhost", "127.0.0.1", "::1"):
-        # A local referee is never behind a proxy; an http_proxy variable must not reroute it.
-        options.append(("grpc.enable_http_proxy", 0))
-    return options
-
-
-def read_token(environ: os._Environ[str] | dict[str, str] | None = None) -> str:
-    """The seat token from ``SPITE_TOKEN``, else from the file named by ``SPITE_TOKEN_FILE``."""
-    env = os.environ if environ is None else environ
-    token = env.get("SPITE_TOKEN", "").strip()
-    if token:
-        return token
-    path = env.get("SPITE_TOKEN_FILE", "")
-    if not path:
-        raise ConfigError("no seat token: set SPITE_TOKEN, or SPITE_TOKEN_FILE to a file holding it "
-                          "(the referee or `spite play` does this for the bots it starts)")
-    try:
-        with open(path, encoding="utf-8") as file:
-            token = file.read().strip()
-    except OSError as error:
-        raise ConfigError(f"cannot read the seat token from SPITE_TOKEN_FILE={path}: {error.strerror}") from None
-    if not token:
-        raise ConfigError(f"the token file {path} is empty")
-    return token
-
-
-@dataclass(frozen=True)
-class TlsSettings:
-    """How to reach a TLS referee: the CA to trust (None: the system's roots), the bot's
-    own certificate and key for mutual TLS (PEM bytes), and a server-name override."""
-
-    root_certificates: bytes | None = None
-    certificate_chain: bytes | None = None
-    private_key: bytes | None = None
-    server_name: str = ""
-
-    def credentials(self) -> grpc.ChannelCredentials:
-        return grpc.ssl_channel_credentials(self.root_certificates, self.private_key, self.certificate_chain)
-
-
-def read_tls(environ: os._Environ[str] | dict[str, str] | None = None, address: str = "") -> TlsSettings | None:
-    """TLS settings from ``SPITE_TLS*`` (None: plaintext); raises :class:`ConfigError`
-    for an unreadable file or a certificate without its key."""
-    env = os.environ if environ is None else environ
-    names = ("SPITE_TLS_CA", "SPITE_TLS_CERT", "SPITE_TLS_KEY", "SPITE_TLS_SERVER_NAME")
-    wanted = env.get("SPITE_TLS", "").strip().lower() in ("1", "true", "yes") or address.startswith("tls:")
-    if not wanted and not any(env.get(name, "").strip() for name in names):
-        return None
-    if bool(env.get("SPITE_TLS_CERT", "").strip()) != bool(env.get("SPITE_TLS_KEY", "").strip()):
-        raise ConfigError("SPITE_TLS_CERT and SPITE_TLS_KEY go together (mutual TLS needs both)")
-
-    def pem(name: str) -> bytes | None:
-        path = env.get(name, "").strip()
-        if not path:
-            return None
-        try:
-            with open(path, "rb") as file:
-                return file.read()
-        except OSError as error:
-            raise ConfigError(f"cannot read {name}={path}: {error.strerror}") from None
-
-    return TlsSettings(pem("SPITE_TLS_CA"), pem("SPITE_TLS_CERT"), pem("SPITE_TLS_KEY"),
-                       env.get("SPITE_TLS_SERVER_NAME", "").strip())
-
-
-def _cut(text: str, limit: int) -> str:
-    return text.encode("utf-8")[:limit].decode("utf-8", "ignore")
-
-
-async def _tls_failure(channel: grpc.aio.Channel) -> str:
-    """Why a TLS channel never became ready, from one quick call's status (gRPC keeps the
-    handshake error there, e.g. CERTIFICATE_VERIFY_FAILED)."""
-    try:
-        await channel.unary_unary("/spite.v1.Referee/GetMatch")(b"", timeout=2.0)
-    except grpc.aio.AioRpcError as error:
-        return (f" TLS: {error.details()}; check SPITE_TLS_CA (the CA that signed the referee's certificate), "
-                "SPITE_TLS_SERVER_NAME, and for mutual TLS SPITE_TLS_CERT/SPITE_TLS_KEY")
-    return ""
+__all__ = ["Bot", "RefereeError", "ConfigError", "PROTOCOL_VERSION"]
 
 
 class Bot:
@@ -313,7 +148,7 @@ class Bot:
         status 2 when the address or token is missing, 1 when the referee refused or
         ended the stream, or the bot raised an exception.
         """
-        _configure_logging()
+        configure_logging()
         try:
             address = address or os.environ.get("SPITE_ADDRESS", "").strip()
             if not address:
@@ -321,7 +156,7 @@ class Bot:
                                   "or pass it to Bot.run()")
             token = read_token()
             tls = read_tls(address=address)
-            connect_timeout = _env_seconds("SPITE_CONNECT_TIMEOUT", DEFAULT_CONNECT_TIMEOUT)
+            connect_timeout = env_seconds("SPITE_CONNECT_TIMEOUT", DEFAULT_CONNECT_TIMEOUT)
         except ConfigError as error:
             print(f"{self.display_name}: {error}", file=sys.stderr, flush=True)
             raise SystemExit(EXIT_CONFIG) from None
@@ -364,7 +199,7 @@ class Bot:
                 await asyncio.wait_for(channel.channel_ready(), connect_timeout)
             except asyncio.TimeoutError:
                 raise RefereeError(f"cannot reach the referee at {address} (waited {connect_timeout:g} s; is it "
-                                   f"running?{await _tls_failure(channel) if tls else ''})") from None
+                                   f"running?{await tls_failure(channel) if tls else ''})") from None
             call = referee_pb2_grpc.RefereeStub(channel).Play(  # type: ignore[no-untyped-call]
                 metadata=((TOKEN_METADATA_KEY, token),))
             try:
@@ -377,13 +212,13 @@ class Bot:
                 details = await call.details()
                 if code == grpc.StatusCode.OK:
                     raise RefereeError("the referee closed the stream before the match was over") from None
-                raise RefereeError(_STATUS_MEANINGS.get(code, "the referee ended the stream with an error"),
+                raise RefereeError(STATUS_MEANINGS.get(code, "the referee ended the stream with an error"),
                                    code, details) from None
 
     async def _session(self, call: Any, token: str) -> MatchResult:
         name = self.display_name
         await call.write(referee_pb2.BotMessage(hello=referee_pb2.Hello(
-            token=token, name=_cut(name, MAX_NAME_BYTES), version=_cut(str(self.version), MAX_NAME_BYTES),
+            token=token, name=cut_utf8(name, MAX_NAME_BYTES), version=cut_utf8(str(self.version), MAX_NAME_BYTES),
             protocol_version=PROTOCOL_VERSION)))
         debug = logger.isEnabledFor(logging.DEBUG)
         rules: RuleSet | None = None
@@ -394,7 +229,7 @@ class Bot:
             if message is grpc.aio.EOF:
                 code = await call.code()
                 if code != grpc.StatusCode.OK:
-                    raise RefereeError(_STATUS_MEANINGS.get(code, "the referee ended the stream with an error"),
+                    raise RefereeError(STATUS_MEANINGS.get(code, "the referee ended the stream with an error"),
                                        code, await call.details())
                 raise RefereeError("the referee closed the stream before the match was over")
             received = monotonic()
@@ -453,7 +288,7 @@ class Bot:
             elif kind == "refusal":  # the stdio transport's form of a refused stream
                 refusal = message.refusal
                 code = getattr(grpc.StatusCode, refusal.code, None)
-                raise RefereeError(_STATUS_MEANINGS.get(code, "the referee refused the seat"),
+                raise RefereeError(STATUS_MEANINGS.get(code, "the referee refused the seat"),
                                    code, refusal.message)
             else:
                 logger.warning("ignoring a message this SDK does not know (a newer referee?)")
@@ -474,30 +309,3 @@ def _describe(choice: Any, observation: Observation) -> str:
     if isinstance(choice, (list, tuple)) and not hasattr(choice, "kind"):
         return "plan " + " ".join(map(str, choice))
     return str(choice)
-
-
-def _env_seconds(name: str, default: float) -> float:
-    text = os.environ.get(name, "").strip()
-    if not text:
-        return default
-    try:
-        value = float(text)
-    except ValueError:
-        raise ConfigError(f"{name} must be a number of seconds, got {text!r}") from None
-    if value <= 0:
-        raise ConfigError(f"{name} must be positive, got {text!r}")
-    return value
-
-
-def _configure_logging() -> None:
-    level_name = os.environ.get("SPITE_LOG_LEVEL", "WARNING").strip().upper() or "WARNING"
-    level = logging.getLevelName(level_name)
-    if not isinstance(level, int):
-        print(f"SPITE_LOG_LEVEL={level_name!r} is not a logging level; using WARNING", file=sys.stderr)
-        level = logging.WARNING
-    if not logging.getLogger().handlers:
-        # The bot's own logging follows SPITE_LOG_LEVEL too, unless it set logging up itself.
-        logging.basicConfig(stream=sys.stderr, level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    logger.setLevel(level)
-    for chatty in ("asyncio", "grpc"):  # their DEBUG lines are about the event loop, not the game
-        logging.getLogger(chatty).setLevel(max(level, logging.INFO))
