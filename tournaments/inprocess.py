@@ -16,16 +16,16 @@ from spite_sdk import policies
 from referee.match import MatchConfig
 from spite_engine import GameState, Move, Observation, Outcome, observe
 
-Policy = Callable[[Observation, random.Random], Move]
+Strategy = Callable[[Observation, random.Random], Move]
 
-POLICIES: dict[str, Policy] = {
+STRATEGIES: dict[str, Strategy] = {
     "random": policies.random_move,
     "greedy": lambda view, rng: policies.greedy_move(view),
     "naive": policies.naive_move,
 }
 
 
-def play_game(state: GameState, bots: Sequence[Policy], rngs: Sequence[random.Random]) -> Outcome:
+def play_game(state: GameState, bots: Sequence[Strategy], rngs: Sequence[random.Random]) -> Outcome:
     """Play ``state`` to the end with one policy per seat (each seeing only its observation)."""
     while state.outcome is None:
         seat = state.to_move
@@ -35,7 +35,7 @@ def play_game(state: GameState, bots: Sequence[Policy], rngs: Sequence[random.Ra
 
 def play_match(config: MatchConfig, bot_names: Sequence[str], bot_seed: int = 0) -> list[Outcome]:
     """The outcomes of ``config``'s games with the named policies, one per seat."""
-    bots = [POLICIES[name] for name in bot_names]
+    bots = [STRATEGIES[name] for name in bot_names]
     outcomes: list[Outcome] = []
     points = [0] * config.rules.players
     for number in range(config.games):

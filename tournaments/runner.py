@@ -186,7 +186,7 @@ def describe(match: MatchRow | FinishedMatch, points: tuple[int, ...], games: in
 
 
 @dataclass
-class Outcome:
+class RunSummary:
     tournament_id: int
     status: str
     done: int
@@ -232,7 +232,7 @@ class Runner:
     def _board(self) -> list[dict[str, Any]]:
         return rows(self.standings, self.frontier.ratings)
 
-    async def run(self) -> Outcome:
+    async def run(self) -> RunSummary:
         started = time.perf_counter()
         self._load()
         counts = self.store.counts(self.tournament_id)
@@ -254,7 +254,7 @@ class Runner:
             await self.backend.stop()
         counts = self.store.counts(self.tournament_id)
         self.store.set_status(self.tournament_id, "finished")
-        return Outcome(self.tournament_id, "finished", counts["done"], counts["void"], self.rounds,
+        return RunSummary(self.tournament_id, "finished", counts["done"], counts["void"], self.rounds,
                        time.perf_counter() - started, self._board(), self.standings.failing())
 
     def _another_round(self) -> bool:
@@ -357,7 +357,7 @@ class Runner:
 
 
 def run_tournament(config: TournamentConfig, options: RunOptions, out: TextIO | None = None,
-                   view: View | None = None) -> Outcome:
+                   view: View | None = None) -> RunSummary:
     """Everything ``spite tournament`` does; raises :class:`TournamentError` or ``ManifestError``
     (before any game) when it cannot start."""
     stream = out or sys.stdout

@@ -12,7 +12,7 @@ import pytest
 
 from tournaments.config import TournamentConfig, load_tournament
 from spite_cli.tournament_view import make_view
-from tournaments.runner import Outcome, RunOptions, run_tournament
+from tournaments.runner import RunOptions, RunSummary, run_tournament
 
 REPO = Path(__file__).resolve().parents[2]
 HOSTILE = REPO / "tests" / "bots" / "hostile_bot.py"
@@ -62,7 +62,7 @@ def write_hostile_manifest(directory: Path, mode: str = "good", name: str | None
 class Run:
     config: TournamentConfig
     db: Path
-    outcome: Outcome
+    outcome: RunSummary
     output: str
 
 
