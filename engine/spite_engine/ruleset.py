@@ -16,7 +16,7 @@ from typing import Any, Final, Literal
 
 from .cards import JOKER, KING, QUEEN, Card
 
-RULES_VERSION: Final = 1
+RULES_VERSION: Final = 2
 """Bumped whenever a rule changes the games a (rule set, seed, moves) triple produces."""
 
 MAX_PILES: Final = 8

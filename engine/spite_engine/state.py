@@ -269,8 +269,8 @@ class GameState:
         if kind == _PLAY:
             self.turn_quiet = False
             source = move.source
+            hand = self.hands[seat]
             if source == _HAND:
-                hand = self.hands[seat]
                 hand.remove(card)
             elif source == _STOCK:
                 stock_index = self._stock_of[seat]
@@ -286,7 +286,10 @@ class GameState:
                 self._reveal(stock_index)
             if len(pile) == self._max_rank:
                 self._complete_pile(target)
-            if source == _HAND and not hand:
+            # Decisions 3 and 4: an empty hand is refilled at once whenever there is something
+            # to draw -- when a play empties it, and when a completed pile brings cards to an
+            # empty draw pile while the hand is already empty.
+            if not hand and (source == _HAND or self.draw_pile or self.set_aside):
                 self._refill(seat)
         elif kind == _DISCARD:
             self.turn_quiet = False

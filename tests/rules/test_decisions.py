@@ -117,6 +117,28 @@ def test_hands_are_refilled_at_the_start_of_each_turn() -> None:
     assert sorted(state.hands[0]) == [5, 9, 9, 9, 9]
 
 
+def test_an_empty_hand_is_refilled_when_a_completed_pile_reaches_the_draw_pile() -> None:
+    """Decisions 3 and 4 (rules version 2): a seat whose hand is already empty, with nothing to
+    draw, completes a centre pile from its stock; the 12 cards go into the draw pile, and the
+    empty hand is refilled at once, so it does not have to pass holding nothing."""
+    state = position(hands=["", "9 9 9 9 9"], stocks=["5 Q", "Q"], draw_pile="", set_aside="",
+                     centre=["A 2 3 4 5 6 7 8 9 10 J", "", "", ""])
+    assert legal(state) == ["S:Q>C0", "pass"]
+    play(state, "S:Q>C0")
+    assert len(state.hands[0]) == 5 and len(state.draw_pile) == 7 and state.to_move == 0
+    assert [e.kind for e in state.log[-3:]] == [EventKind.PILE_COMPLETED, EventKind.SHUFFLE, EventKind.DRAW]
+    assert "pass" not in legal(state)
+
+
+def test_an_empty_hand_is_refilled_from_a_set_aside_pile_too() -> None:
+    """Under set-aside the completed pile waits on the set-aside pile; an empty hand with an
+    empty draw pile has something to draw again, so it is refilled from it at once."""
+    state = position("skip-bo", hands=["", "9 9 9 9 9"], stocks=["5 12", "12"], draw_pile="", set_aside="",
+                     centre=["1 2 3 4 5 6 7 8 9 10 11", "", "", ""])
+    play(state, "S:12>C0")
+    assert len(state.hands[0]) == 5 and len(state.draw_pile) == 7 and state.set_aside == []
+
+
 # -- ending a turn: discard or pass --------------------------------------------------------------
 
 def test_a_discard_ends_the_turn() -> None:
