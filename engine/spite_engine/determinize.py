@@ -70,5 +70,4 @@ def determinize(observation: Any, rules: RuleSet, rng: random.Random, seed: int 
     state.cursors = [0] * rules.players
     state.stuck_turns = 0
     state.turn_stuck = False
-    state.turn_quiet = False
     return state
