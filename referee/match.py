@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from spite.v1 import game_pb2 as pb
 from spite.v1 import referee_pb2 as rpb
 
+from . import limits
 from . import replay as replay_file
 from spite_engine import (Ending, EventKind, GameState, IllegalMoveError, MalformedMoveError, Move, Outcome, RuleSet,
                     observe, observe_public, visible_events)
@@ -35,8 +36,8 @@ from spite_wire import (PROTOCOL_VERSION, events_to_pb, move_from_pb, move_to_pb
 
 log = logging.getLogger("spite.referee")
 
-MAX_PLAN = 32
-MAX_DEBUG = 256
+MAX_PLAN = limits.PLAN_MOVES.high
+MAX_DEBUG = limits.DEBUG_BYTES
 MAX_STRIKES = 3
 PROCESS_EXIT_WAIT_S = 1.0
 """After a stream ends, how long to wait for the bot's process to exit (to report its status)."""
@@ -82,17 +83,18 @@ class TimeControl:
     """To connect, and for each seat's first decision of the match."""
 
     def __post_init__(self) -> None:
-        if min(self.decision_ms, self.bank_ms, self.connect_ms) < 0 or self.decision_ms == 0:
-            raise ValueError(f"time control values must be positive: {self}")
+        limits.DECISION_MS.check(self.decision_ms)
+        limits.BANK_MS.check(self.bank_ms)
+        limits.CONNECT_MS.check(self.connect_ms)
 
     def to_pb(self) -> rpb.TimeControl:
         return rpb.TimeControl(decision_ms=self.decision_ms, bank_ms=self.bank_ms, connect_ms=self.connect_ms)
 
     @classmethod
     def from_pb(cls, message: rpb.TimeControl) -> "TimeControl":
-        default = cls()
-        return cls(message.decision_ms or default.decision_ms, message.bank_ms or default.bank_ms,
-                   message.connect_ms or default.connect_ms)
+        """The time control a wire message states, every field as given: a zero decision or
+        connect time is refused (:class:`~referee.limits.LimitError`), never replaced by a default."""
+        return cls(message.decision_ms, message.bank_ms, message.connect_ms)
 
 
 class Policy(enum.Enum):
@@ -206,9 +208,12 @@ class MatchConfig:
 
     def __post_init__(self) -> None:
         if len(self.seat_names) != self.rules.players:
-            raise ValueError(f"{self.rules.name} needs {self.rules.players} seats, got {len(self.seat_names)}")
-        if self.games < 1:
-            raise ValueError("a match has at least one game")
+            raise limits.LimitError(f"{self.rules.name} needs {self.rules.players} seats, got {len(self.seat_names)}")
+        for index, name in enumerate(self.seat_names):
+            limits.check_name(name, f"seat {index}'s name")
+        limits.GAMES.check(self.games)
+        limits.SEED.check(self.seed)
+        limits.MATCH_POINTS.check(self.rules.match_points)
 
     def game_seed(self, game_number: int) -> int:
         return derive(self.seed, f"game:{game_number}")
@@ -285,6 +290,8 @@ class Seat:
         self.exit_limit = ""
         self.paused = False
         self.decided_before = False
+        self.left_early = ""
+        """Why the seat's last connection ended before the match started (it may reconnect)."""
 
     def pause(self) -> None:
         if self.process is not None and not self.paused:
@@ -302,7 +309,8 @@ class Seat:
         try:
             await self.channel.send(message)
         except Exception as error:  # the stream broke under us: the seat is gone
-            self.gone = Closed(Ending.CRASH, f"the connection failed while sending: {error!r}")
+            log.info("seat %d: sending failed: %r", self.index, error)
+            self.gone = Closed(Ending.CRASH, "the connection was lost: the bot's stream had ended")
 
     def deliver(self, item: rpb.BotMessage | Closed | Garbled) -> None:
         """Called by the channel for each message from the bot (or its end)."""
@@ -342,10 +350,34 @@ class Match:
 
     def attach(self, seat: Seat, channel: SeatChannel, name: str, version: str) -> None:
         seat.channel = channel
+        seat.left_early = ""
         seat.report.version = _cut(version, 64)
         seat.report.name = seat.report.name or _cut(name, 64)
         seat.report.status = "active"
         seat.connected.set()
+
+    def receive(self, seat: Seat, channel: SeatChannel, item: rpb.BotMessage | Closed | Garbled) -> None:
+        """Deliver what ``channel`` read to ``seat``. While the match waits for its seats, the
+        end of a seat's stream frees the seat at once, so its bot may connect again with its
+        token; afterwards the end is the match's to judge. Leftovers of a replaced channel
+        are dropped."""
+        if seat.channel is not channel:
+            return
+        if isinstance(item, Closed) and self.state_name == "waiting":
+            self._detach(seat, item)
+            return
+        seat.deliver(item)
+
+    def _detach(self, seat: Seat, closed: Closed) -> None:
+        channel, seat.channel = seat.channel, None
+        seat.connected.clear()
+        seat.report.status = "pending"
+        seat.left_early = closed.detail
+        while not seat.inbox.empty():
+            seat.inbox.get_nowait()
+        log.info("match %s: seat %d left before the match started: %s", self.match_id, seat.index, closed.detail)
+        if channel is not None:
+            channel.close()
 
     def expect_process(self, seat: Seat) -> None:
         """The seat's bot is a process this referee launched: report its exit in reasons."""
@@ -366,8 +398,11 @@ class Match:
             return
         closed = Closed(Ending.CRASH, describe_exit(returncode, limit)
                         + ("" if seat.connected.is_set() else " before connecting"))
-        if seat.connected.is_set():
+        if seat.connected.is_set() and self.state_name != "waiting":
             seat.deliver(closed)
+        elif seat.connected.is_set():  # a launched process cannot come back: the seat is lost
+            seat.gone = closed
+            seat.report.status = "error"
         else:
             seat.gone = closed
             seat.report.status = "error"
@@ -400,21 +435,53 @@ class Match:
             for queue in self.spectators:
                 queue.put_nowait(None)
 
-    async def _run(self) -> None:
+    async def _wait_for_seats(self) -> None:
+        """Until every seat is connected (at the same moment) or lost, or the connect time is
+        over. A seat whose stream ends meanwhile is free again (:meth:`receive`)."""
         connect = self.config.time_control.connect_ms / 1000
-        waits = [asyncio.create_task(s.connected.wait()) for s in self.seats]
-        await asyncio.wait(waits, timeout=connect)
-        for task in waits:
-            task.cancel()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + connect
+        while True:
+            waiting = [s for s in self.seats if not s.connected.is_set() and s.gone is None]
+            remaining = deadline - loop.time()
+            if not waiting or remaining <= 0:
+                break
+            waits = [asyncio.create_task(s.connected.wait()) for s in waiting]
+            await asyncio.wait(waits, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+            for task in waits:
+                task.cancel()
         for seat in self.seats:
             if not seat.connected.is_set() and seat.gone is None:
-                seat.gone = Closed(Ending.NO_SHOW, f"seat {seat.index} did not connect within {connect:g} s")
+                why = (f"seat {seat.index} left before the match started ({seat.left_early}) and did not "
+                       f"connect again within {connect:g} s" if seat.left_early
+                       else f"seat {seat.index} did not connect within {connect:g} s")
+                seat.gone = Closed(Ending.NO_SHOW, why)
                 seat.report.status = "timeout"
                 seat.report.faults.append(seat.gone.detail)
+
+    def _no_contest(self) -> str:
+        """Why no game can be played any more (every team has lost a seat), or ''."""
+        if any(all(s.gone is None for s in self.seats if self.rules.team_of(s.index) == team)
+               for team in {self.rules.team_of(s.index) for s in self.seats}):
+            return ""
+        return "; ".join(s.gone.detail for s in self.seats if s.gone is not None)
+
+    async def _run(self) -> None:
+        await self._wait_for_seats()
         self.state_name = "running"
         points = [0] * self.rules.players
         wins = [0] * self.rules.players
         for number in range(self.config.games):
+            await asyncio.sleep(0)  # every game yields: no match, however long, starves the referee
+            why = self._no_contest()
+            if why and not self.results:
+                self.state_name = "void"
+                self.void_reason = f"no seat ever played: {why}"
+                log.info("match %s void: %s", self.match_id, self.void_reason)
+                return
+            if why:
+                log.info("match %s: games %d.. not played: %s", self.match_id, number, why)
+                break
             result = await self._play_game(number)
             self.results.append(result)
             for s, score in enumerate(result.outcome.scores):
@@ -458,6 +525,7 @@ class Match:
             if seat.gone is not None and state.outcome is None:
                 self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)
         while state.outcome is None:
+            await asyncio.sleep(0)  # a fast bot never keeps other matches and RPCs waiting
             seat = self.seats[state.to_move]
             if seat.gone is not None:
                 self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)

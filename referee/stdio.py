@@ -52,9 +52,14 @@ def decode(line: bytes) -> rpb.BotMessage:
     if not text:
         raise ValueError("an empty line")
     try:
-        return json_format.Parse(text, rpb.BotMessage())
+        message = json_format.Parse(text, rpb.BotMessage())
     except json_format.ParseError as error:
         raise ValueError(f"not a BotMessage in canonical JSON ({error}): {text[:80]!r}") from None
+    if message.WhichOneof("body") == "action" and message.action.WhichOneof("choice") is None:
+        # proto3 JSON leaves zero values out, and docs/protocol.md says defaults may be: an
+        # Action naming no choice at all is moveIndex 0, the first legal move.
+        message.action.move_index = 0
+    return message
 
 
 async def _read_line(stream: asyncio.StreamReader) -> bytes | None:
@@ -119,7 +124,7 @@ async def serve_stdio_seat(arena: Arena, match: Match, seat: Seat, process: BotP
             seat.deliver(Closed(Ending.MALFORMED, f"{error}: the session is closed"))
             return
         except (ConnectionError, OSError) as error:
-            seat.deliver(Closed(Ending.CRASH, f"reading the bot's stdout failed: {error!r}"))
+            seat.deliver(Closed(Ending.CRASH, f"reading the bot's stdout failed ({type(error).__name__})"))
             return
         if line is None:
             seat.deliver(Closed(Ending.DISCONNECT, "the bot closed its stdout before the match ended"))
