@@ -27,7 +27,7 @@ A tournament file::
     sigma = 8.333
     beta = 4.167
     tau = 0.0833
-    draw_probability = 0.55
+    draw_probability = 0.04
 
     [stop]
     rule = "games"                 # "games": play ``rounds`` rounds; "separated": see below
