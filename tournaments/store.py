@@ -358,6 +358,7 @@ class Store:
                                  f"or pass --db PATH)")
             if self.path.is_dir():
                 raise StoreError(f"{self.path} is a directory, not a results store")
+            _check_existing(self.path)
             self.db = _connect(self.path, f"{self.path.resolve().as_uri()}?mode=ro")
         else:
             try:
@@ -407,8 +408,12 @@ class Store:
     def _schema_version(self) -> int | None:
         try:
             row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        except (sqlite3.DatabaseError, StoreError) as error:
+        except sqlite3.DatabaseError as error:
             raise StoreError(f"{self.path}: not a Spite Arena results store ({error})") from None
+        except StoreError as error:
+            if "no such table" in str(error):
+                raise StoreError(f"{self.path}: not a Spite Arena results store (no meta table)") from None
+            raise
         return int(row[0]) if row else None
 
     def close(self) -> None:

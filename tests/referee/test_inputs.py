@@ -215,3 +215,39 @@ def test_stdio_move_index_zero_may_be_left_out() -> None:
     message = decode(b'{"action": {"decisionId": "4", "debug": "first"}}')
     assert message.action.move_index == 0 and message.action.debug == "first"
     assert decode(b'{"action": {"decisionId": 4, "moveIndex": 2}}').action.move_index == 2
+
+
+@pytest.mark.parametrize("call, code", [
+    (lambda stub: stub.GetMatch(rpb.GetMatchRequest(match_id=""), metadata=ADMIN_MD), grpc.StatusCode.NOT_FOUND),
+    (lambda stub: stub.GetMatch(rpb.GetMatchRequest(match_id="\x00\xff" * 10), metadata=ADMIN_MD),
+     grpc.StatusCode.NOT_FOUND),
+    (lambda stub: stub.GetMatch(rpb.GetMatchRequest(match_id="x" * 100_000), metadata=ADMIN_MD),
+     grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (lambda stub: stub.CreateMatch(request(rules="standard+" * 10_000), metadata=ADMIN_MD),
+     grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (lambda stub: stub.CreateMatch(request(rules="standard+" * 1_000), metadata=ADMIN_MD),
+     grpc.StatusCode.INVALID_ARGUMENT),
+    (lambda stub: stub.CreateMatch(request(), metadata=((ADMIN_METADATA, "wrong"),)),
+     grpc.StatusCode.UNAUTHENTICATED),
+])
+def test_other_bad_admin_calls_get_their_status_and_one_line(call: Callable[[Stub], Any],
+                                                             code: grpc.StatusCode) -> None:
+    async def body(referee: RunningReferee, stub: Stub) -> tuple[grpc.StatusCode, str, int]:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await call(stub)
+        return caught.value.code(), caught.value.details() or "", len(referee.arena.matches)
+
+    got, details, matches = with_referee(body)
+    assert got == code, details
+    assert details and "\n" not in details and "Traceback" not in details
+    assert matches == 0
+
+
+def test_spectating_an_unknown_match_is_not_found() -> None:
+    async def body(referee: RunningReferee, stub: Stub) -> grpc.StatusCode:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            async for _ in stub.Spectate(rpb.SpectateRequest(match_id="nope"), metadata=ADMIN_MD):
+                pass
+        return caught.value.code()
+
+    assert with_referee(body) == grpc.StatusCode.NOT_FOUND
