@@ -251,3 +251,18 @@ def test_spectating_an_unknown_match_is_not_found() -> None:
         return caught.value.code()
 
     assert with_referee(body) == grpc.StatusCode.NOT_FOUND
+
+
+def test_crash_against_no_show_is_void_in_a_local_match() -> None:
+    """Item 6 as tournaments meet it: one bot exits before connecting, the other never takes
+    its seat (wrong token). Nobody played: the match is void, with both reasons, and no
+    game -- today seat 1 won every game."""
+    from .conftest import hostile, run_match
+
+    result = run_match([hostile("exit-early"), hostile("wrong-token")], games=3,
+                       time_control=TimeControl(400, 300, 3000))
+    match = result.match
+    assert match.state_name == "void" and match.results == [], match.summary()
+    assert "no seat ever played" in match.void_reason
+    assert "seat 0" not in match.void_reason or "exited with code 3" in match.void_reason
+    assert match.summary()["points"] == [] and match.summary()["state"] == "void"

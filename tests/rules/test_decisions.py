@@ -140,6 +140,23 @@ def test_an_empty_hand_is_refilled_from_a_set_aside_pile_too() -> None:
     assert len(state.hands[0]) == 5 and len(state.draw_pile) == 7 and state.set_aside == []
 
 
+@pytest.mark.parametrize("spec", ["standard", "skip-bo", "kings-only+short-15", "classic-20", "partners"])
+def test_no_seat_ever_passes_with_an_empty_hand_while_there_is_something_to_draw(spec: str) -> None:
+    """Issue 12, item 2, as a property of whole games: whenever pass is chosen with an empty
+    hand, the draw pile and the set-aside pile are empty (decision 4)."""
+    rules = parse_rules(spec)
+    for seed in range(30):
+        state = GameState.new(rules, seed)
+        rng = random.Random(seed)
+        while state.outcome is None:
+            moves = state.legal_moves()
+            plays = [m for m in moves if m.kind == MoveKind.PLAY]
+            move = rng.choice(plays) if plays and rng.random() < 0.9 else rng.choice(moves)
+            if move.kind == MoveKind.PASS and not state.hands[state.to_move]:
+                assert not state.draw_pile and not state.set_aside, (spec, seed, state.turn)
+            state.apply(move)
+
+
 # -- ending a turn: discard or pass --------------------------------------------------------------
 
 def test_a_discard_ends_the_turn() -> None:
