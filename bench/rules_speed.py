@@ -16,7 +16,8 @@ clock also covers dealing each game. The clock is the process's CPU time (on an 
 machine the same as wall time; on a shared one it is not inflated by waiting for a core),
 so the rates are one core's. It reports, per preset and policy: games, games/s,
 decisions/s and the share of games that ended each way (stock emptied, stalemate, turn
-cap, draw pile exhausted), as a table and as one plain ``key=value`` line per row
+cap, draw pile exhausted) and the share of all games that stopped unfinished (stalemate or
+turn cap) and were won on adjudication (docs/rules.md, decision 6), as a table and as one plain ``key=value`` line per row
 (``--json``: one JSON document instead).
 """
 
@@ -58,6 +59,12 @@ class Result:
     decisions: int = 0
     seconds: float = 0.0
     endings: Counter[str] = field(default_factory=Counter)
+    adjudicated: int = 0
+    """Games stopped by a stalemate or the turn cap that a seat won on the stocks."""
+
+    @property
+    def adjudicated_share(self) -> float:
+        return self.adjudicated / self.games if self.games else 0.0
 
     @property
     def games_per_second(self) -> float:
@@ -75,7 +82,7 @@ class Result:
                 "decisions": self.decisions, "seconds": round(self.seconds, 4),
                 "games_per_second": round(self.games_per_second, 2),
                 "decisions_per_second": round(self.decisions_per_second),
-                "endings": {e.value: self.share(e) for e in ENDINGS}}
+                "endings": {e.value: self.share(e) for e in ENDINGS}, "adjudicated": self.adjudicated_share}
 
 
 def play(spec: str, policy: str, games: int) -> Result:
@@ -96,6 +103,8 @@ def play(spec: str, policy: str, games: int) -> Result:
             decisions += 1
         result.decisions += decisions
         result.endings[state.outcome.ending.value] += 1
+        if state.outcome.ending in (Ending.STALEMATE, Ending.TURN_CAP) and state.outcome.winners:
+            result.adjudicated += 1
     result.seconds = time.process_time() - started
     result.games = games
     return result
@@ -121,7 +130,7 @@ def plain_line(result: Result) -> str:
     shares = " ".join(f"{e.value}={result.share(e):.3f}" for e in ENDINGS)
     return (f"rules_speed rules={result.rules} policy={result.policy} games={result.games} "
             f"seconds={result.seconds:.2f} games_per_s={result.games_per_second:.1f} "
-            f"decisions_per_s={result.decisions_per_second:.0f} {shares}")
+            f"decisions_per_s={result.decisions_per_second:.0f} {shares} adjudicated={result.adjudicated_share:.3f}")
 
 
 def print_report(results: list[Result], info: dict[str, Any]) -> None:
@@ -139,9 +148,11 @@ def print_report(results: list[Result], info: dict[str, Any]) -> None:
         table.add_column(name, justify="right")
     for ending in ENDINGS:
         table.add_column(ending.value.replace("-", " "), justify="right")
+    table.add_column("adjudicated", justify="right")
     for result in results:
         table.add_row(result.rules, result.policy, str(result.games), f"{result.games_per_second:,.1f}",
-                      f"{result.decisions_per_second:,.0f}", *(f"{result.share(e):.1%}" for e in ENDINGS))
+                      f"{result.decisions_per_second:,.0f}", *(f"{result.share(e):.1%}" for e in ENDINGS),
+                      f"{result.adjudicated_share:.1%}")
     console.print(table)
     for result in results:
         print(plain_line(result))

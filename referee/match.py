@@ -1,14 +1,18 @@
 """A match: several games between seats, refereed with deadlines and policies.
 
 The match coroutine is the only owner of the game state. It talks to each seat
-through a :class:`SeatChannel` (gRPC stream, or later stdio), which delivers the
-bot's messages into the seat's inbox queue and carries the referee's messages out.
-Deadlines are enforced while waiting: a timed ``get`` on the inbox, never a timed
-read on the stream itself.
+through a :class:`SeatChannel` (gRPC stream or stdio, ``referee/seats.py``), which
+delivers the bot's messages into the seat's inbox queue and carries the referee's
+messages out. Deadlines are enforced while waiting (``referee/deadlines.py``): a timed
+``get`` on the inbox, never a timed read on the stream itself.
 
 Bad behaviour never escapes this module as an exception: it becomes a fault with
-a reason, sent to the bot, counted in the seat's report, and handled by the match
-policy (``forfeit`` or ``substitute`` with three strikes).
+a reason, sent to the bot, counted in the seat's report (``referee/reports.py``), and
+handled by the match policy (``forfeit`` or ``substitute`` with three strikes).
+
+This module is the game loop and the judging of decisions; the names of the modules it
+was split into are re-exported here, so ``from referee.match import Seat, TimeControl``
+keeps working.
 """
 
 from __future__ import annotations
@@ -16,83 +20,35 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-import secrets
-import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from spite.v1 import game_pb2 as pb
 from spite.v1 import referee_pb2 as rpb
 
+from . import limits, reports
 from . import replay as replay_file
-from spite_engine import (Ending, EventKind, GameState, IllegalMoveError, MalformedMoveError, Move, Outcome, RuleSet,
-                    observe, observe_public, visible_events)
+from .deadlines import LAG_LIMIT_MS, LAG_PROBE_S, LagMonitor, ProcessControl, RefereeLag, Thinking, TimeControl
+from .reports import GameResult, SeatReport
+from .seats import (MAX_INBOX, PROCESS_EXIT_WAIT_S, Closed, Garbled, Seat, SeatChannel, SeatRoster, describe_exit,
+                    _cut)
+from spite_engine import (Ending, EventKind, GameState, IllegalMoveError, MalformedMoveError, Move, RuleSet,
+                          observe, observe_public, visible_events)
 from spite_engine.rng import derive
 from spite_wire import (PROTOCOL_VERSION, events_to_proto, move_from_proto, move_to_proto, observation_to_proto, outcome_to_proto,
-                   rules_to_proto)
+                        rules_to_proto)
+
+__all__ = ["LAG_LIMIT_MS", "LAG_PROBE_S", "MAX_DEBUG", "MAX_INBOX", "MAX_PLAN", "MAX_STRIKES", "PROCESS_EXIT_WAIT_S",
+           "Closed", "Fault", "GameResult", "Garbled", "LagMonitor", "Match", "MatchConfig", "Policy",
+           "ProcessControl", "RefereeLag", "Seat", "SeatChannel", "SeatReport", "Thinking", "TimeControl",
+           "describe_exit"]
 
 log = logging.getLogger("spite.referee")
 
-MAX_PLAN = 32
-MAX_DEBUG = 256
+MAX_PLAN = limits.PLAN_MOVES.high
+MAX_DEBUG = limits.DEBUG_BYTES
 MAX_STRIKES = 3
-PROCESS_EXIT_WAIT_S = 1.0
-"""After a stream ends, how long to wait for the bot's process to exit (to report its status)."""
-MAX_INBOX = 64
-"""Unanswered messages a bot may queue before it counts as flooding."""
-LAG_LIMIT_MS = 250
-"""A timeout is the platform's fault, not the bot's, when the referee judged the deadline
-this late (its timer fired late), or its event loop stalled this long in all during the
-decision (and for at least a tenth of the decision's window)."""
-LAG_PROBE_S = 0.05
-"""How often the lag monitor wakes to measure the event loop's lateness."""
-
-
-def _cut(text: str, limit: int) -> str:
-    """At most ``limit`` bytes of UTF-8, never splitting a character."""
-    return text.encode()[:limit].decode(errors="ignore")
-
-
-def describe_exit(returncode: int | None, limit: str = "") -> str:
-    """'the bot process exited with code 7' / 'was killed by SIGKILL: it hit the memory limit
-    (512 MiB)' (``limit``: what the sandbox saw it run into) / '... (out of memory?)'."""
-    if returncode is not None and returncode < 0:
-        try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            name = f"signal {-returncode}"
-        if limit:
-            return f"the bot process was killed by {name}: it hit {limit}"
-        hint = " (out of memory, or a resource limit?)" if name in ("SIGKILL", "SIGXCPU", "SIGSEGV") else ""
-        return f"the bot process was killed by {name}{hint}"
-    return f"the bot process exited with code {returncode}" + (f" after it hit {limit}" if limit else "")
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    """Thinking-time limits, in milliseconds (defaults suit Python bots on a laptop)."""
-
-    decision_ms: int = 1000
-    """Per decision; overruns are paid from the bank."""
-    bank_ms: int = 10_000
-    """Per seat, per game, for overruns."""
-    connect_ms: int = 10_000
-    """To connect, and for each seat's first decision of the match."""
-
-    def __post_init__(self) -> None:
-        if min(self.decision_ms, self.bank_ms, self.connect_ms) < 0 or self.decision_ms == 0:
-            raise ValueError(f"time control values must be positive: {self}")
-
-    def to_pb(self) -> rpb.TimeControl:
-        return rpb.TimeControl(decision_ms=self.decision_ms, bank_ms=self.bank_ms, connect_ms=self.connect_ms)
-
-    @classmethod
-    def from_pb(cls, message: rpb.TimeControl) -> "TimeControl":
-        default = cls()
-        return cls(message.decision_ms or default.decision_ms, message.bank_ms or default.bank_ms,
-                   message.connect_ms or default.connect_ms)
 
 
 class Policy(enum.Enum):
@@ -105,84 +61,11 @@ class Policy(enum.Enum):
     counts a strike; the third strike in a game forfeits it."""
 
 
-class Thinking(enum.Enum):
-    """May a bot compute while it is not its decision (docs/security.md)?"""
-
-    ALLOWED = "allowed"
-    """Bots run all the time, as on a bot's own machine."""
-    FROZEN = "frozen"
-    """A launched bot is paused (cgroup freezer or SIGSTOP) from its answer until its next
-    decision, so it cannot think on the opponent's time or steal the opponent's CPU."""
-
-
-class RefereeLag(RuntimeError):
-    """The referee itself was too late to judge a deadline: the match is void, not lost."""
-
-
-class ProcessControl(Protocol):
-    """What the match may do to a seat's bot process (:class:`referee.launcher.BotProcess`)."""
-
-    def pause(self) -> None: ...
-
-    def resume(self) -> None: ...
-
-    def cpu_seconds(self) -> float: ...
-
-
-class LagMonitor:
-    """Measures how late the event loop runs: a task that sleeps ``LAG_PROBE_S`` and adds up
-    its overshoots (the time the loop was stalled) since the last :meth:`take`."""
-
-    def __init__(self) -> None:
-        self.stalled_ms = 0.0
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._probe())
-
-    def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-
-    async def _probe(self) -> None:
-        while True:
-            before = time.monotonic()
-            await asyncio.sleep(LAG_PROBE_S)
-            self.stalled_ms += max(0.0, (time.monotonic() - before - LAG_PROBE_S) * 1000)
-
-    def take(self) -> float:
-        stalled, self.stalled_ms = self.stalled_ms, 0.0
-        return stalled
-
-
 class Fault(enum.Enum):
     TIMEOUT = (rpb.FAULT_TIMEOUT, Ending.TIMEOUT)
     ILLEGAL_MOVE = (rpb.FAULT_ILLEGAL_MOVE, Ending.ILLEGAL_MOVE)
     MALFORMED = (rpb.FAULT_MALFORMED, Ending.MALFORMED)
     WRONG_DECISION = (rpb.FAULT_WRONG_DECISION, Ending.MALFORMED)
-
-
-@dataclass(frozen=True)
-class Closed:
-    """Put in a seat's inbox when its channel ends: how (an ending) and why."""
-
-    ending: Ending
-    detail: str
-
-
-@dataclass(frozen=True)
-class Garbled:
-    """Put in a seat's inbox for input that is not a message at all (stdio: bad JSON)."""
-
-    detail: str
-
-
-class SeatChannel(Protocol):
-    """The referee's side of one seat's connection."""
-
-    async def send(self, message: rpb.RefereeMessage) -> None: ...
-
-    def close(self) -> None: ...
 
 
 @dataclass
@@ -206,113 +89,21 @@ class MatchConfig:
 
     def __post_init__(self) -> None:
         if len(self.seat_names) != self.rules.players:
-            raise ValueError(f"{self.rules.name} needs {self.rules.players} seats, got {len(self.seat_names)}")
-        if self.games < 1:
-            raise ValueError("a match has at least one game")
+            raise limits.LimitError(f"{self.rules.name} needs {self.rules.players} seats, got {len(self.seat_names)}")
+        for index, name in enumerate(self.seat_names):
+            limits.check_name(name, f"seat {index}'s name")
+        limits.GAMES.check(self.games)
+        limits.SEED.check(self.seed)
+        limits.MATCH_POINTS.check(self.rules.match_points)
 
     def game_seed(self, game_number: int) -> int:
         return derive(self.seed, f"game:{game_number}")
 
 
-@dataclass
-class SeatReport:
-    seat: int
-    name: str
-    version: str = ""
-    status: str = "pending"
-    """pending, active, done, error, invalid, timeout (kaggle-environments' vocabulary)."""
-    timeouts: int = 0
-    illegal_moves: int = 0
-    malformed: int = 0
-    crashes: int = 0
-    decisions: int = 0
-    decision_us: list[int] = field(default_factory=list)
-    decision_cpu_us: list[int] = field(default_factory=list)
-    """CPU time the bot's processes used per decision (launched bots only): next to the wall
-    time, it tells a slow machine (wall high, CPU low) from a slow bot (both high)."""
-    faults: list[str] = field(default_factory=list)
-    """Each fault's reason, in order (kept to the first 100)."""
-
-    def percentile_us(self, q: float) -> int:
-        return _percentile(self.decision_us, q)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"seat": self.seat, "name": self.name, "version": self.version, "status": self.status,
-                "timeouts": self.timeouts, "illegal_moves": self.illegal_moves, "malformed": self.malformed,
-                "crashes": self.crashes, "decisions": self.decisions,
-                "decision_us_p50": self.percentile_us(0.5), "decision_us_p99": self.percentile_us(0.99),
-                "cpu_us_p50": _percentile(self.decision_cpu_us, 0.5),
-                "cpu_us_p99": _percentile(self.decision_cpu_us, 0.99),
-                "cpu_us_total": sum(self.decision_cpu_us), "faults": self.faults}
-
-
-def _percentile(values: list[int], q: float) -> int:
-    if not values:
-        return 0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-@dataclass
-class GameResult:
-    game_number: int
-    seed: int
-    first_seat: int
-    outcome: Outcome
-    moves: int
-    turns: int
-    replay: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"game_number": self.game_number, "seed": self.seed, "first_seat": self.first_seat,
-                "outcome": self.outcome.to_dict(), "moves": self.moves, "turns": self.turns, "replay": self.replay}
-
-
-class Seat:
-    """One seat of a match: its token, its channel, its inbox and its report."""
-
-    def __init__(self, index: int, name: str) -> None:
-        self.index = index
-        self.token = secrets.token_urlsafe(32)
-        self.report = SeatReport(index, name)
-        self.inbox: asyncio.Queue[rpb.BotMessage | Closed | Garbled] = asyncio.Queue()
-        self.channel: SeatChannel | None = None
-        self.connected = asyncio.Event()
-        self.gone: Closed | None = None
-        self.loss_recorded = False
-        self.process_exit: asyncio.Future[int | None] | None = None
-        self.process: ProcessControl | None = None
-        self.exit_limit = ""
-        self.paused = False
-        self.decided_before = False
-
-    def pause(self) -> None:
-        if self.process is not None and not self.paused:
-            self.process.pause()
-            self.paused = True
-
-    def resume(self) -> None:
-        if self.process is not None and self.paused:
-            self.process.resume()
-            self.paused = False
-
-    async def send(self, message: rpb.RefereeMessage) -> None:
-        if self.channel is None or self.gone is not None:
-            return
-        try:
-            await self.channel.send(message)
-        except Exception as error:  # the stream broke under us: the seat is gone
-            self.gone = Closed(Ending.CRASH, f"the connection failed while sending: {error!r}")
-
-    def deliver(self, item: rpb.BotMessage | Closed | Garbled) -> None:
-        """Called by the channel for each message from the bot (or its end)."""
-        if self.inbox.qsize() >= MAX_INBOX and not isinstance(item, Closed):
-            item = Closed(Ending.MALFORMED, f"flooding: more than {MAX_INBOX} messages sent without a decision")
-        self.inbox.put_nowait(item)
-
-
-class Match:
+class Match(SeatRoster):
     """Runs one match to the end; create through :class:`referee.server.Arena`."""
+
+    config: MatchConfig
 
     def __init__(self, match_id: str, config: MatchConfig) -> None:
         self.match_id = match_id
@@ -339,39 +130,6 @@ class Match:
             games=self.config.games, match_id=self.match_id, protocol_version=PROTOCOL_VERSION,
             seat_names=[s.report.name for s in self.seats],
             policy=rpb.POLICY_FORFEIT if self.config.policy is Policy.FORFEIT else rpb.POLICY_SUBSTITUTE))
-
-    def attach(self, seat: Seat, channel: SeatChannel, name: str, version: str) -> None:
-        seat.channel = channel
-        seat.report.version = _cut(version, 64)
-        seat.report.name = seat.report.name or _cut(name, 64)
-        seat.report.status = "active"
-        seat.connected.set()
-
-    def expect_process(self, seat: Seat) -> None:
-        """The seat's bot is a process this referee launched: report its exit in reasons."""
-        seat.process_exit = asyncio.get_running_loop().create_future()
-
-    def bind_process(self, seat: Seat, process: ProcessControl) -> None:
-        """The seat's bot is ``process``: measure its CPU per decision, and pause it between
-        decisions when the match is played with ``Thinking.FROZEN``."""
-        seat.process = process
-
-    def seat_exited(self, seat: Seat, returncode: int | None, limit: str = "") -> None:
-        """The launcher saw the seat's process exit (after running into ``limit``, if the
-        sandbox saw one); before the match ended, that is a crash."""
-        seat.exit_limit = limit
-        if seat.process_exit is not None and not seat.process_exit.done():
-            seat.process_exit.set_result(returncode)
-        if self.finished.is_set():
-            return
-        closed = Closed(Ending.CRASH, describe_exit(returncode, limit)
-                        + ("" if seat.connected.is_set() else " before connecting"))
-        if seat.connected.is_set():
-            seat.deliver(closed)
-        else:
-            seat.gone = closed
-            seat.report.status = "error"
-            seat.connected.set()
 
     # -- the match ------------------------------------------------------------------------
 
@@ -401,20 +159,21 @@ class Match:
                 queue.put_nowait(None)
 
     async def _run(self) -> None:
-        connect = self.config.time_control.connect_ms / 1000
-        waits = [asyncio.create_task(s.connected.wait()) for s in self.seats]
-        await asyncio.wait(waits, timeout=connect)
-        for task in waits:
-            task.cancel()
-        for seat in self.seats:
-            if not seat.connected.is_set() and seat.gone is None:
-                seat.gone = Closed(Ending.NO_SHOW, f"seat {seat.index} did not connect within {connect:g} s")
-                seat.report.status = "timeout"
-                seat.report.faults.append(seat.gone.detail)
+        await self._wait_for_seats()
         self.state_name = "running"
         points = [0] * self.rules.players
         wins = [0] * self.rules.players
         for number in range(self.config.games):
+            await asyncio.sleep(0)  # every game yields: no match, however long, starves the referee
+            why = self._no_contest()
+            if why and not self.results:
+                self.state_name = "void"
+                self.void_reason = f"no seat ever played: {why}"
+                log.info("match %s void: %s", self.match_id, self.void_reason)
+                return
+            if why:
+                log.info("match %s: games %d.. not played: %s", self.match_id, number, why)
+                break
             result = await self._play_game(number)
             self.results.append(result)
             for s, score in enumerate(result.outcome.scores):
@@ -458,6 +217,7 @@ class Match:
             if seat.gone is not None and state.outcome is None:
                 self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)
         while state.outcome is None:
+            await asyncio.sleep(0)  # a fast bot never keeps other matches and RPCs waiting
             seat = self.seats[state.to_move]
             if seat.gone is not None:
                 self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)
@@ -680,33 +440,8 @@ class Match:
     # -- reports --------------------------------------------------------------------------
 
     def status_pb(self) -> rpb.MatchStatus:
-        states = {"waiting": rpb.MATCH_STATE_WAITING, "running": rpb.MATCH_STATE_RUNNING,
-                  "finished": rpb.MATCH_STATE_FINISHED, "aborted": rpb.MATCH_STATE_ABORTED,
-                  "void": rpb.MATCH_STATE_ABORTED}
-        statuses = {"pending": rpb.SEAT_STATUS_PENDING, "active": rpb.SEAT_STATUS_ACTIVE, "done": rpb.SEAT_STATUS_DONE,
-                    "error": rpb.SEAT_STATUS_ERROR, "invalid": rpb.SEAT_STATUS_INVALID,
-                    "timeout": rpb.SEAT_STATUS_TIMEOUT}
-        message = rpb.MatchStatus(match_id=self.match_id, state=states[self.state_name], rules=rules_to_proto(self.rules))
-        for seat in self.seats:
-            r = seat.report
-            message.seats.append(rpb.SeatReport(
-                seat=r.seat, name=r.name, version=r.version, status=statuses[r.status], timeouts=r.timeouts,
-                illegal_moves=r.illegal_moves, malformed=r.malformed, decisions=r.decisions,
-                decision_us_p50=r.percentile_us(0.5), decision_us_p99=r.percentile_us(0.99)))
-        for result in self.results:
-            message.games.append(rpb.GameReport(game_number=result.game_number, seed=result.seed,
-                                                outcome=outcome_to_proto(result.outcome), moves=result.moves,
-                                                replay=result.replay or ""))
-        if self.match_over is not None:
-            message.result.CopyFrom(self.match_over)
-        return message
+        return reports.status_pb(self)
 
     def summary(self) -> dict[str, Any]:
         """The whole result as plain data (for the tournament store and --json output)."""
-        return {"match_id": self.match_id, "state": self.state_name, "rules": self.rules.name,
-                "seed": self.config.seed, "thinking": self.config.thinking.value, "void_reason": self.void_reason,
-                "seats": [s.report.to_dict() for s in self.seats],
-                "games": [g.to_dict() for g in self.results],
-                "points": list(self.match_over.points) if self.match_over else [],
-                "winners": list(self.match_over.winners) if self.match_over else []}
-
+        return reports.summary(self)

@@ -8,7 +8,12 @@ with their hidden cards: a replay is omniscient). Last line, the footer:
 ``{"outcome": {...}}``.
 
 ``load(path)`` turns a file back into a :class:`spite_engine.GameRecord`, which
-``spite_engine.replay`` re-simulates exactly (``spite replay --verify``).
+``spite_engine.replay`` re-simulates exactly (``spite replay --verify``). ``docs/replays.md``
+documents the format field by field.
+
+A replay is omniscient, but a bot's debug strings are private to its seat:
+:func:`debug_visible` is the one statement of who may see which (``move_notes`` applies
+it); every viewer (``spite replay --as-seat``, the web viewer) goes through it.
 """
 
 from __future__ import annotations
@@ -36,6 +41,29 @@ class Replay:
     record: GameRecord
     meta: list[dict[str, Any]]
     """Per event of ``record.events``: {"us": ..., "debug": ...} for moves, {} otherwise."""
+
+
+def debug_visible(mover: int, viewer: int | None) -> bool:
+    """Whether the debug string of a move by seat ``mover`` may be shown to ``viewer``.
+
+    A bot's debug text is private to its seat (it may describe its hand): while the game
+    runs nobody else receives it, and a replay viewed as a seat shows only that seat's
+    own -- not even a partner's. The omniscient view (``viewer`` None), which exists only
+    after the game, shows every seat's. docs/protocol.md ("Deciding") says the same.
+    """
+    return viewer is None or viewer == mover
+
+
+def move_notes(replay: "Replay", viewer: int | None = None) -> list[dict[str, Any]]:
+    """Per move of ``replay.record.moves``, in order: ``{"us": wall time in µs, "debug": text}``,
+    with the debug text blanked where :func:`debug_visible` says ``viewer`` may not see it."""
+    notes = []
+    for event, meta in zip(replay.record.events, replay.meta):
+        if event.kind != EventKind.MOVE:
+            continue
+        debug = str(meta.get("debug", "")) if debug_visible(event.seat, viewer) else ""
+        notes.append({"us": int(meta.get("us", 0) or 0), "debug": debug})
+    return notes
 
 
 def write(path: Path, header: dict[str, Any], state: GameState, move_meta: dict[int, dict[str, Any]]) -> Path:

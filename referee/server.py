@@ -24,6 +24,7 @@ from grpc_reflection.v1alpha import reflection
 from spite.v1 import referee_pb2 as rpb
 from spite.v1 import referee_pb2_grpc
 
+from . import limits
 from .match import Closed, Match, MatchConfig, Policy, Seat, TimeControl
 from spite_engine import Ending, RulesError, parse_rules
 from spite_wire import PROTOCOL_VERSION
@@ -153,6 +154,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
         sink: list[Callable[[rpb.BotMessage | Closed], None]] = [pending.put_nowait]
         reader = asyncio.get_running_loop().create_task(_pump(context, lambda item: sink[0](item)))
         seat: Seat | None = None
+        channel: GrpcSeatChannel | None = None
         try:
             try:
                 first = await asyncio.wait_for(pending.get(), HELLO_TIMEOUT_S)
@@ -174,14 +176,14 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
             await context.write(match.welcome(seat))
             match.attach(seat, channel, hello.name, hello.version)
             while not pending.empty():
-                seat.deliver(pending.get_nowait())
-            sink[0] = seat.deliver
+                match.receive(seat, channel, pending.get_nowait())
+            sink[0] = lambda item: match.receive(seat, channel, item)
             log.info("match %s: seat %d connected (%s %s)", match.match_id, seat.index, hello.name, hello.version)
             await channel.closed.wait()
         except asyncio.CancelledError:
-            if seat is not None:
-                seat.deliver(Closed(Ending.CRASH, "the stream was cut: the bot exited, crashed, or sent a "
-                                                  f"message over {MAX_MESSAGE_BYTES // 1024} KiB"))
+            if seat is not None and channel is not None:
+                match.receive(seat, channel, Closed(Ending.CRASH, "the stream was cut: the bot exited, crashed, or "
+                                                                  f"sent a message over {MAX_MESSAGE_BYTES // 1024} KiB"))
             raise
         finally:
             reader.cancel()
@@ -190,12 +192,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
                           context: grpc.aio.ServicerContext) -> rpb.CreateMatchResponse:
         await self._check_admin(context)
         try:
-            rules = parse_rules(request.rules or "standard")
-            config = MatchConfig(
-                rules=rules, seat_names=[s.name for s in request.seats] or [""] * rules.players,
-                time_control=TimeControl.from_pb(request.time_control), games=request.games or 1,
-                seed=request.seed,
-                policy=Policy.FORFEIT if request.policy == rpb.POLICY_FORFEIT else Policy.SUBSTITUTE)
+            config = match_config_from_pb(request)
         except (RulesError, ValueError) as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
             raise  # unreachable: abort raises
@@ -231,6 +228,28 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
             match.spectators.remove(queue)
 
 
+_POLICIES = {rpb.POLICY_FORFEIT: Policy.FORFEIT, rpb.POLICY_SUBSTITUTE: Policy.SUBSTITUTE}
+
+
+def match_config_from_pb(request: rpb.CreateMatchRequest) -> MatchConfig:
+    """The match a CreateMatch asks for, every field checked and none guessed: an empty rule
+    set, a seat list of the wrong length, games or a time control out of range
+    (``referee/limits.py``) or a policy other than forfeit or substitute raise ``ValueError``
+    (or ``RulesError``) with one sentence."""
+    if not request.rules.strip():
+        raise limits.LimitError("rules is empty: name a rule set, e.g. \"standard\" (docs/rules.md)")
+    rules = parse_rules(request.rules)
+    if len(request.seats) != rules.players:
+        raise limits.LimitError(f"seats lists {len(request.seats)} seats; {rules.name} needs {rules.players}")
+    if not request.HasField("time_control"):
+        raise limits.LimitError("time_control is missing: give decision_ms, bank_ms and connect_ms")
+    if request.policy not in _POLICIES:
+        raise limits.LimitError(f"policy must be POLICY_FORFEIT or POLICY_SUBSTITUTE, got {request.policy}")
+    return MatchConfig(rules=rules, seat_names=[s.name for s in request.seats],
+                       time_control=TimeControl.from_pb(request.time_control),
+                       games=limits.GAMES.check(request.games), seed=request.seed, policy=_POLICIES[request.policy])
+
+
 async def _pump(context: grpc.aio.ServicerContext, deliver: Callable[[rpb.BotMessage | Closed], None]) -> None:
     """The reader task: every message from the bot goes to ``deliver``, then how the stream ended."""
     try:
@@ -246,7 +265,8 @@ async def _pump(context: grpc.aio.ServicerContext, deliver: Callable[[rpb.BotMes
     except asyncio.CancelledError:
         raise
     except Exception as error:  # a broken stream is the bot's crash, never the referee's
-        deliver(Closed(Ending.CRASH, f"the stream failed: {error!r}"))
+        log.info("a Play stream failed: %r", error)
+        deliver(Closed(Ending.CRASH, "the stream failed: the connection broke"))
 
 
 class TlsError(ValueError):

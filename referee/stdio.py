@@ -53,9 +53,13 @@ def decode(line: bytes) -> rpb.BotMessage:
         raise ValueError("an empty line")
     try:
         message: rpb.BotMessage = json_format.Parse(text, rpb.BotMessage())
-        return message
     except json_format.ParseError as error:
         raise ValueError(f"not a BotMessage in canonical JSON ({error}): {text[:80]!r}") from None
+    if message.WhichOneof("body") == "action" and message.action.WhichOneof("choice") is None:
+        # proto3 JSON leaves zero values out, and docs/protocol.md says defaults may be: an
+        # Action naming no choice at all is moveIndex 0, the first legal move.
+        message.action.move_index = 0
+    return message
 
 
 async def _read_line(stream: asyncio.StreamReader) -> bytes | None:
@@ -113,19 +117,33 @@ async def serve_stdio_seat(arena: Arena, match: Match, seat: Seat, process: BotP
         return
     await channel.send(admitted_match.welcome(seat))
     admitted_match.attach(seat, channel, message.hello.name, message.hello.version)
-    while True:
-        try:
-            line = await _read_line(proc.stdout)
-        except ValueError as error:
-            seat.deliver(Closed(Ending.MALFORMED, f"{error}: the session is closed"))
-            return
-        except (ConnectionError, OSError) as error:
-            seat.deliver(Closed(Ending.CRASH, f"reading the bot's stdout failed: {error!r}"))
-            return
-        if line is None:
-            seat.deliver(Closed(Ending.DISCONNECT, "the bot closed its stdout before the match ended"))
-            return
-        try:
-            seat.deliver(decode(line))
-        except ValueError as error:
-            seat.deliver(Garbled(f"unreadable line on stdout: {error}"))
+    try:
+        while True:
+            try:
+                line = await _read_line(proc.stdout)
+            except ValueError as error:
+                seat.deliver(Closed(Ending.MALFORMED, f"{error}: the session is closed"))
+                return
+            except (ConnectionError, OSError) as error:
+                seat.deliver(Closed(Ending.CRASH, f"reading the bot's stdout failed ({type(error).__name__})"))
+                return
+            if line is None:
+                seat.deliver(Closed(Ending.DISCONNECT, "the bot closed its stdout before the match ended"))
+                return
+            try:
+                seat.deliver(decode(line))
+            except ValueError as error:
+                seat.deliver(Garbled(f"unreadable line on stdout: {error}"))
+    finally:
+        _stop_reading(proc)
+
+
+def _stop_reading(proc: asyncio.subprocess.Process) -> None:
+    """The session is over: close our end of the bot's stdout. Otherwise a bot that went on
+    writing (a 10 MB line) leaves the pipe paused with data in it, the pipe never reports its
+    end, and the subprocess transport outlives the event loop ("Exception ignored ... Event
+    loop is closed" at exit). asyncio offers the pipe only through the process's transport."""
+    transport = getattr(proc, "_transport", None)
+    pipe = transport.get_pipe_transport(1) if transport is not None else None
+    if pipe is not None and not pipe.is_closing():
+        pipe.close()

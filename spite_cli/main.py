@@ -241,7 +241,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
                   "admin tokens", file=sys.stderr, flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             loop.add_signal_handler(signum, stop.set)
         await stop.wait()
         print("shutting down: aborting running matches", file=sys.stderr)
@@ -512,6 +512,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from referee.shutdown import stop_like_interrupt
+
+    stop_like_interrupt()  # SIGHUP and SIGTERM clean up like Ctrl-C (issue 12, item 13)
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")

@@ -27,7 +27,7 @@ A tournament file::
     sigma = 8.333
     beta = 4.167
     tau = 0.0833
-    draw_probability = 0.55
+    draw_probability = 0.04
 
     [stop]
     rule = "games"                 # "games": play ``rounds`` rounds; "separated": see below
@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee import limits
 from referee.match import Policy, Thinking, TimeControl
 from spite_engine import RuleSet, RulesError, parse_rules
 from spite_engine.rng import MAX_SEED
@@ -183,10 +184,10 @@ def tournament_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
 
     seed_file, seed_commitment, committed_seed = _committed_seed(data, path, fail)
     seed = committed_seed if seed_file is not None else _integer(data, "seed", 0, fail, low=0, high=MAX_SEED)
-    rounds = _integer(data, "rounds", 1, fail, low=1)
+    rounds = _integer(data, "rounds", 1, fail, low=limits.ROUNDS.low, high=limits.ROUNDS.high)
     parallel = _integer(data, "parallel", usable_cores(), fail, low=1)
     default_games = MATCH_POINTS_GAME_CAP if rules.match_points else 1
-    match_games = _integer(data, "match_games", default_games, fail, low=1)
+    match_games = _integer(data, "match_games", default_games, fail, low=limits.GAMES.low, high=limits.GAMES.high)
     policy_name = data.get("policy", Policy.SUBSTITUTE.value)
     try:
         policy = Policy(policy_name)
@@ -243,7 +244,8 @@ def _committed_seed(data: dict[str, Any], path: Path, fail: Any) -> tuple[Path |
 def _integer(data: dict[str, Any], field: str, default: int, fail: Any, *, low: int, high: int | None = None) -> int:
     value = data.get(field, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
-        bounds = f"{low}..{high}" if high is not None else f"at least {low}"
+        bounds = (f"{low}..{high}" if low == 0 else f"at least {low} and at most {high}") if high is not None \
+            else f"at least {low}"
         raise fail(field, f"must be an integer, {bounds}; got {value!r}")
     return value
 
@@ -272,9 +274,10 @@ def _time_control(table: dict[str, Any], fail: Any) -> TimeControl:
     default = TimeControl()
     _check_keys(table, "time_control", {"decision_ms", "bank_ms", "connect_ms"}, fail)
     values = {}
-    for key in ("decision_ms", "bank_ms", "connect_ms"):
+    ranges = {"decision_ms": limits.DECISION_MS, "bank_ms": limits.BANK_MS, "connect_ms": limits.CONNECT_MS}
+    for key, allowed in ranges.items():
         values[key] = _integer(table, key, getattr(default, key), lambda f, p: fail(f"time_control.{f}", p),
-                               low=1 if key == "decision_ms" else 0)
+                               low=allowed.low, high=allowed.high)
     return TimeControl(**values)
 
 
@@ -301,7 +304,8 @@ def _stop(table: dict[str, Any], fail: Any) -> StopRule:
     confidence = _number(table, "stop", "confidence", StopRule.confidence, fail)
     if not 0.5 < confidence < 1:
         raise fail("stop.confidence", f"must be between 0.5 and 1 (exclusive), got {confidence}")
-    max_rounds = _integer(table, "max_rounds", StopRule.max_rounds, lambda f, p: fail(f"stop.{f}", p), low=1)
+    max_rounds = _integer(table, "max_rounds", StopRule.max_rounds, lambda f, p: fail(f"stop.{f}", p), low=1,
+                          high=limits.ROUNDS.high)
     return StopRule(rule, confidence, max_rounds)
 
 

@@ -9,13 +9,17 @@ A rated entity is an *entrant*: a bot, or a partners team (rated as one, since i
 seats always play together). A match ranks its entrants by match points; equal points
 are a tie, and all equal is a draw.
 
-The default ``draw_probability`` is the draw rate measured between the sample bots:
+The default ``draw_probability`` is the draw rate measured between the sample bots under
+rules version 2 (stopped games adjudicated on the stocks, docs/rules.md decision 6):
 ``python bench/draw_rate.py`` plays greedy, random and naive against each other in process
 (``tournaments/inprocess.py``, standard rules, 300 deals per ordered pairing: 1,800 games
-between different bots) and found 55% draws, almost all of them stalemates involving the
-random bot (greedy v random 70%, naive v random 90%, greedy v naive 4%). Between equally
-matched sensible bots (greedy v greedy 8%, naive v naive 3%) draws are rare: a league
-without a random-like bot should set ``[rating] draw_probability = 0.05``.
+between different bots) and found 4.1% draws (greedy v random 2-3%, naive v random 9-10%,
+greedy v naive 0.3%; self-play greedy 0.3%, naive 0.7%). Under rules version 1 every
+stalemate was a draw and the same bench found 55%, almost all stalemates that the random
+bot forced; that figure made the random bot's draws count as skill. Now competent bots
+draw less than 1% of their games and a league needs no hand-tuned value: 0.04 fits both a
+league with a random-like bot and one without (TrueSkill is insensitive to the exact value
+at this size).
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ from typing import Iterable, Mapping, Sequence
 
 import trueskill
 
-DEFAULT_DRAW_PROBABILITY = 0.55
-"""Measured: see the module docstring and ``bench/draw_rate.py``."""
+DEFAULT_DRAW_PROBABILITY = 0.04
+"""Measured (rules version 2): see the module docstring and ``bench/draw_rate.py``."""
 
 
 @dataclass(frozen=True)

@@ -69,5 +69,4 @@ def determinize(observation: Observation, rules: RuleSet, rng: random.Random, se
     state.cursors = [0] * rules.players
     state.stuck_turns = 0
     state.turn_stuck = False
-    state.turn_quiet = False
     return state

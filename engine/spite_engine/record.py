@@ -13,7 +13,7 @@ from typing import Any
 
 from .moves import Move, MoveError
 from .outcome import Event, EventKind, Outcome
-from .ruleset import RuleSet
+from .ruleset import RULES_VERSION, RuleSet
 from .state import GameState
 
 
@@ -54,6 +54,9 @@ class GameRecord:
 
 def replay(record: GameRecord) -> GameState:
     """Re-simulate ``record`` exactly; raise :class:`ReplayMismatch` on any difference."""
+    if record.rules.version != RULES_VERSION:
+        raise ReplayMismatch(f"the record was played under rules version {record.rules.version}; "
+                             f"this engine plays version {RULES_VERSION}")
     state = GameState.new(record.rules, record.seed, record.first_seat)
     for number, (seat, move) in enumerate(record.moves):
         try:

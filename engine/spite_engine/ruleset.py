@@ -16,7 +16,7 @@ from typing import Any, Final, Literal
 
 from .cards import JOKER, KING, QUEEN, Card
 
-RULES_VERSION: Final = 1
+RULES_VERSION: Final = 2
 """Bumped whenever a rule changes the games a (rule set, seed, moves) triple produces."""
 
 MAX_PILES: Final = 8
@@ -26,6 +26,7 @@ DeckKind = Literal["spite", "skip-bo"]
 CompletedPiles = Literal["shuffle", "set-aside"]
 DrawPileExhausted = Literal["play-on", "draw-game"]
 Scoring = Literal["win", "stock-left"]
+Unfinished = Literal["adjudicate", "draw"]
 
 
 class RulesError(ValueError):
@@ -75,7 +76,12 @@ class RuleSet:
     match_points: int = 0
     """0: each game stands alone; N: a match is played until a seat (team) reaches N points."""
     turn_cap: int = 2000
-    """Safety net: after this many turns the game is drawn (ending ``TURN_CAP``)."""
+    """Safety net: after this many turns the game stops (ending ``TURN_CAP``) and is settled
+    as ``unfinished`` says."""
+    unfinished: Unfinished = "adjudicate"
+    """How a game that stops with no stock emptied (stalemate, turn cap) is settled:
+    ``adjudicate``: the seat (team) with the fewest cards left in its stock wins, equal
+    stocks draw; ``draw``: always a draw."""
     version: int = RULES_VERSION
 
     def __post_init__(self) -> None:
@@ -98,6 +104,8 @@ class RuleSet:
             problems.append(f"completed_piles must be shuffle or set-aside, got {self.completed_piles!r}")
         if self.draw_pile_exhausted not in ("play-on", "draw-game"):
             problems.append(f"draw_pile_exhausted must be play-on or draw-game, got {self.draw_pile_exhausted!r}")
+        if self.unfinished not in ("adjudicate", "draw"):
+            problems.append(f"unfinished must be adjudicate or draw, got {self.unfinished!r}")
         if self.scoring not in ("win", "stock-left"):
             problems.append(f"scoring must be win or stock-left, got {self.scoring!r}")
         if not self.wild_ranks:
@@ -181,6 +189,7 @@ OPTIONS: Final[dict[str, dict[str, Any]]] = {
     "open-stock": {"open_stock": 3},
     "no-block": {"no_block": True},
     "partners": {"players": 4, "partners": True},
+    "unfinished-draw": {"unfinished": "draw"},
 }
 PLAYER_COUNTS: Final = {f"{n}p": n for n in range(2, 7)}
 

@@ -79,7 +79,7 @@ class GameState:
 
     __slots__ = ("rules", "seed", "draw_pile", "stocks", "hands", "discards", "centre", "set_aside",
                  "to_move", "turn", "outcome", "log", "cursors", "shuffles", "stuck_turns", "turn_stuck",
-                 "turn_quiet", "first_seat",
+                 "first_seat",
                  "_wild", "_stock_of", "_max_rank")
 
     rules: RuleSet
@@ -99,9 +99,8 @@ class GameState:
     stuck_turns: int
     """Consecutive turns that count toward a stalemate (see ``_start_turn``)."""
     turn_stuck: bool
-    """This turn began with no play possible and nothing to draw (or nothing but pass)."""
-    turn_quiet: bool
-    """Nothing was drawn at this turn's start and no card has moved yet."""
+    """This turn began, after the refill, with no play possible and either nothing to draw or
+    no legal discard: the seat cannot change the table until another seat plays."""
     first_seat: int
     _wild: frozenset[Card]
     _stock_of: tuple[int, ...]
@@ -167,7 +166,7 @@ class GameState:
         other.log = self.log[:]
         other.cursors = self.cursors[:]
         other.shuffles, other.stuck_turns, other.first_seat = self.shuffles, self.stuck_turns, self.first_seat
-        other.turn_stuck, other.turn_quiet = self.turn_stuck, self.turn_quiet
+        other.turn_stuck = self.turn_stuck
         return other
 
     # -- queries ---------------------------------------------------------------------------
@@ -267,10 +266,9 @@ class GameState:
         self.log.append(_new(Event, (_MOVE, seat, move, (), 0, -1)))
         kind, card, target = move.kind, move.card, move.target
         if kind == _PLAY:
-            self.turn_quiet = False
             source = move.source
+            hand = self.hands[seat]
             if source == _HAND:
-                hand = self.hands[seat]
                 hand.remove(card)
             elif source == _STOCK:
                 stock_index = self._stock_of[seat]
@@ -286,10 +284,12 @@ class GameState:
                 self._reveal(stock_index)
             if len(pile) == self._max_rank:
                 self._complete_pile(target)
-            if source == _HAND and not hand:
+            # Decisions 3 and 4: an empty hand is refilled at once whenever there is something
+            # to draw -- when a play empties it, and when a completed pile brings cards to an
+            # empty draw pile while the hand is already empty.
+            if not hand and (source == _HAND or self.draw_pile or self.set_aside):
                 self._refill(seat)
         elif kind == _DISCARD:
-            self.turn_quiet = False
             self.hands[seat].remove(card)
             self.discards[seat][target].append(card)
             self._end_turn()
@@ -429,16 +429,14 @@ class GameState:
             self.log.append(_new(Event, (_DRAW, seat, None, tuple(drawn), len(drawn), -1)))
 
     def _end_turn(self) -> None:
-        # Stalemate (docs/rules.md, Decisions): a turn counts toward it when no card reached
-        # a centre pile or was drawn in it and the seat either could not play (with nothing
-        # left to draw, or nothing to do but pass) or simply passed. A full round of such
-        # turns ends the game as a draw.
-        if self.turn_stuck or self.turn_quiet:
+        # Stalemate (docs/rules.md, decision 6): only turns that began with no play possible
+        # and nothing that could change that (nothing to draw, or no legal discard) count. A
+        # full round of them is a position in which no seat can ever play again, whatever the
+        # seats choose; a seat that merely passes while it could play never brings it about.
+        if self.turn_stuck:
             self.stuck_turns += 1
             if self.stuck_turns >= self.rules.players:
-                self._finish(Outcome(Ending.STALEMATE, (), self._scores(()),
-                                     "for a full round no card was played to a centre pile or drawn, "
-                                     "and no seat could or would play: the game is a draw"))
+                self._finish_unfinished(Ending.STALEMATE, "for a full round no seat could play, and none ever can again")
                 return
         else:
             self.stuck_turns = 0
@@ -447,16 +445,38 @@ class GameState:
 
     def _start_turn(self) -> None:
         if self.turn >= self.rules.turn_cap:
-            self._finish(Outcome(Ending.TURN_CAP, (), self._scores(()),
-                                 f"the turn cap of {self.rules.turn_cap} turns was reached: the game is a draw"))
+            self._finish_unfinished(Ending.TURN_CAP, f"the turn cap of {self.rules.turn_cap} turns was reached")
             return
         self.turn += 1
         seat = self.to_move
         self.log.append(_new(Event, (_TURN, seat, None, (), self.turn, -1)))
-        drew = self._refill(seat)
-        self.turn_quiet = drew == 0
-        self.turn_stuck = not self.has_play() and (
+        self._refill(seat)
+        self.turn_stuck = self.outcome is None and not self.has_play() and (
             (not self.draw_pile and not self.set_aside) or not self._has_discard())
+
+    def _finish_unfinished(self, ending: Ending, why: str) -> None:
+        """Settle a game that stopped with no stock emptied (decision 6): by adjudication, the
+        seat or team with the fewest cards left in its stock wins and equal stocks draw; with
+        ``unfinished = "draw"``, always a draw."""
+        rules = self.rules
+        if rules.unfinished == "draw":
+            self._finish(Outcome(ending, (), self._scores(()), f"{why}: the game is a draw"))
+            return
+        left = [len(stock) for stock in self.stocks]
+        fewest = min(left)
+        leaders = [index for index, count in enumerate(left) if count == fewest]
+        counts = ", ".join(map(str, left))
+        if len(leaders) > 1:
+            self._finish(Outcome(ending, (), self._scores(()),
+                                 f"{why}; adjudicated on the cards left in the stocks ({counts}): "
+                                 "the fewest are shared, so the game is a draw"))
+            return
+        stock = leaders[0]
+        winners = tuple(s for s in range(rules.players) if rules.stock_of(s) == stock)
+        who = f"team {stock} (seats {winners[0]} and {winners[1]})" if rules.partners else f"seat {stock}"
+        self._finish(Outcome(ending, winners, self._scores(winners, margin=True),
+                             f"{why}; adjudicated on the cards left in the stocks ({counts}): "
+                             f"{who} has the fewest and wins"))
 
     def _finish_stock_emptied(self, seat: int) -> None:
         team = self.rules.team_of(seat)
@@ -465,7 +485,9 @@ class GameState:
         self._finish(Outcome(Ending.STOCK_EMPTIED, winners, self._scores(winners),
                              f"{who} emptied its stock"))
 
-    def _scores(self, winners: Iterable[int]) -> tuple[int, ...]:
+    def _scores(self, winners: Iterable[int], margin: bool = False) -> tuple[int, ...]:
+        """Points per seat. Under ``stock-left`` a winner scores the cards left in the losers'
+        stocks; with ``margin`` (an adjudicated win) less its own, per losing stock."""
         winners = tuple(winners)
         rules = self.rules
         if not winners:
@@ -474,7 +496,8 @@ class GameState:
             points = 1
         else:
             winning_stocks = {rules.stock_of(s) for s in winners}
-            points = sum(len(stock) for i, stock in enumerate(self.stocks) if i not in winning_stocks)
+            own = min(len(self.stocks[i]) for i in winning_stocks) if margin else 0
+            points = sum(len(stock) - own for i, stock in enumerate(self.stocks) if i not in winning_stocks)
         return tuple(points if s in winners else 0 for s in range(rules.players))
 
     def _finish(self, outcome: Outcome) -> None:

@@ -84,7 +84,9 @@ def test_welcome_and_seat_taken() -> None:
 
 def test_admin_calls_need_the_admin_token() -> None:
     async def body(referee: RunningReferee, stub: referee_pb2_grpc.RefereeStub) -> None:
-        request = rpb.CreateMatchRequest(rules="standard", seats=[rpb.SeatSpec(name="a"), rpb.SeatSpec(name="b")])
+        request = rpb.CreateMatchRequest(rules="standard", seats=[rpb.SeatSpec(name="a"), rpb.SeatSpec(name="b")],
+                                         time_control=rpb.TimeControl(decision_ms=500, connect_ms=500), games=1,
+                                         policy=rpb.POLICY_FORFEIT)
         for metadata in ((), ((ADMIN_METADATA, "nope"),)):
             with pytest.raises(grpc.aio.AioRpcError) as caught:
                 await stub.CreateMatch(request, metadata=metadata)
@@ -101,7 +103,9 @@ def test_create_match_get_match_and_bad_requests() -> None:
         admin = ((ADMIN_METADATA, ADMIN),)
         created = await stub.CreateMatch(rpb.CreateMatchRequest(
             rules="kings-only+short-15", seats=[rpb.SeatSpec(name="a"), rpb.SeatSpec(name="b")], games=2, seed=9,
-            time_control=rpb.TimeControl(decision_ms=500)), metadata=admin)
+            # every field is given: CreateMatch no longer fills in defaults (issue 12, item 8)
+            time_control=rpb.TimeControl(decision_ms=500, bank_ms=1000, connect_ms=5000),
+            policy=rpb.POLICY_SUBSTITUTE), metadata=admin)
         assert len(created.seat_tokens) == 2 and len(set(created.seat_tokens)) == 2
         assert all(len(t) >= 32 for t in created.seat_tokens)
         status = await stub.GetMatch(rpb.GetMatchRequest(match_id=created.match_id), metadata=admin)

@@ -302,7 +302,11 @@ def test_cli_referee_serves_mutual_tls_and_a_bot_plays_through_it(pki: Pki, tmp_
                                                options=[("grpc.ssl_target_name_override", "localhost")]) as channel:
                 reply = await referee_pb2_grpc.RefereeStub(channel).CreateMatch(
                     rpb.CreateMatchRequest(rules="kings-only+short-15", seats=[rpb.SeatSpec(name="a"),
-                                                                               rpb.SeatSpec(name="b")], seed=3),
+                                                                               rpb.SeatSpec(name="b")], seed=3,
+                                           # CreateMatch guesses nothing now (issue 12, item 8): every field given
+                                           time_control=rpb.TimeControl(decision_ms=1000, bank_ms=10_000,
+                                                                        connect_ms=10_000),
+                                           games=1, policy=rpb.POLICY_SUBSTITUTE),
                     metadata=(("spite-admin-token", admin_file.read_text().strip()),), timeout=10)
                 return list(reply.seat_tokens)
 

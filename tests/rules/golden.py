@@ -46,12 +46,14 @@ PERFT_MIDGAMES = ((10, 20), (11, 40))
 """(seed, moves): mid-game positions reached by a ``random.Random(seed)`` uniform policy."""
 
 PLAYTHROUGH_SEEDS: dict[str, int] = {
-    "standard": 10, "kings-only": 16, "short-13": 13, "short-15": 32, "open-stock": 50, "no-block": 57,
+    "standard": 11, "kings-only": 16, "short-13": 13, "short-15": 32, "open-stock": 50, "no-block": 57,
     "skip-bo": 66, "partners": 18, "classic-20": 14, "3p": 96, "4p": 47,
 }
 """The seed of each preset's playthrough: among the shortest greedy games of seeds 0..99
 (``--shortest`` lists them), one that ends with an emptied stock, except no-block (a
-stalemate) and classic-20 (the draw pile runs out), so those endings are shown too."""
+stalemate) and classic-20 (the draw pile runs out), so those endings are shown too, and
+standard (seed 11), whose step 84 shows decision 3's refill of an already empty hand when a
+completed pile brings cards to an empty draw pile."""
 
 _CHARS = {0: "*", 1: "A", 10: "T", 11: "J", 12: "Q", 13: "K"}
 

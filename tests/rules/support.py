@@ -74,7 +74,7 @@ def snapshot(state: GameState) -> tuple[object, ...]:
         tuple(map(tuple, state.hands)), tuple(tuple(map(tuple, piles)) for piles in state.discards),
         tuple(map(tuple, state.centre)), tuple(state.set_aside), state.to_move, state.turn, state.outcome,
         tuple(state.log), tuple(state.cursors), state.shuffles, state.stuck_turns, state.turn_stuck,
-        state.turn_quiet, state.first_seat,
+        state.first_seat,
     )
 
 
@@ -107,7 +107,7 @@ def position(spec: str | RuleSet = "standard", *, to_move: int = 0, seed: int = 
         state.draw_pile = cards(draw_pile)
     if set_aside is not None:
         state.set_aside = cards(set_aside)
-    state.turn_stuck = state.turn_quiet = False
+    state.turn_stuck = False
     state.stuck_turns = 0
     return state
 

@@ -8,6 +8,7 @@ and checks what the rules say should happen. The docstring of each test states t
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import pytest
 
@@ -115,6 +116,45 @@ def test_hands_are_refilled_at_the_start_of_each_turn() -> None:
     assert [e.kind for e in state.log[-2:]] == [EventKind.TURN, EventKind.DRAW]
     play(state, "H:4>D0")
     assert sorted(state.hands[0]) == [5, 9, 9, 9, 9]
+
+
+def test_an_empty_hand_is_refilled_when_a_completed_pile_reaches_the_draw_pile() -> None:
+    """Decisions 3 and 4 (rules version 2): a seat whose hand is already empty, with nothing to
+    draw, completes a centre pile from its stock; the 12 cards go into the draw pile, and the
+    empty hand is refilled at once, so it does not have to pass holding nothing."""
+    state = position(hands=["", "9 9 9 9 9"], stocks=["5 Q", "Q"], draw_pile="", set_aside="",
+                     centre=["A 2 3 4 5 6 7 8 9 10 J", "", "", ""])
+    assert legal(state) == ["S:Q>C0", "pass"]
+    play(state, "S:Q>C0")
+    assert len(state.hands[0]) == 5 and len(state.draw_pile) == 7 and state.to_move == 0
+    assert [e.kind for e in state.log[-3:]] == [EventKind.PILE_COMPLETED, EventKind.SHUFFLE, EventKind.DRAW]
+    assert "pass" not in legal(state)
+
+
+def test_an_empty_hand_is_refilled_from_a_set_aside_pile_too() -> None:
+    """Under set-aside the completed pile waits on the set-aside pile; an empty hand with an
+    empty draw pile has something to draw again, so it is refilled from it at once."""
+    state = position("skip-bo", hands=["", "9 9 9 9 9"], stocks=["5 12", "12"], draw_pile="", set_aside="",
+                     centre=["1 2 3 4 5 6 7 8 9 10 11", "", "", ""])
+    play(state, "S:12>C0")
+    assert len(state.hands[0]) == 5 and len(state.draw_pile) == 7 and state.set_aside == []
+
+
+@pytest.mark.parametrize("spec", ["standard", "skip-bo", "kings-only+short-15", "classic-20", "partners"])
+def test_no_seat_ever_passes_with_an_empty_hand_while_there_is_something_to_draw(spec: str) -> None:
+    """Issue 12, item 2, as a property of whole games: whenever pass is chosen with an empty
+    hand, the draw pile and the set-aside pile are empty (decision 4)."""
+    rules = parse_rules(spec)
+    for seed in range(30):
+        state = GameState.new(rules, seed)
+        rng = random.Random(seed)
+        while state.outcome is None:
+            moves = state.legal_moves()
+            plays = [m for m in moves if m.kind == MoveKind.PLAY]
+            move = rng.choice(plays) if plays and rng.random() < 0.9 else rng.choice(moves)
+            if move.kind == MoveKind.PASS and not state.hands[state.to_move]:
+                assert not state.draw_pile and not state.set_aside, (spec, seed, state.turn)
+            state.apply(move)
 
 
 # -- ending a turn: discard or pass --------------------------------------------------------------
@@ -307,19 +347,99 @@ def test_a_turn_that_draws_the_last_cards_and_cannot_play_counts() -> None:
     assert state.outcome is not None and state.outcome.ending == Ending.STALEMATE
 
 
-def test_a_round_of_passes_without_drawing_is_a_stalemate() -> None:
-    """A turn also counts when the seat drew nothing at its start and only passed -- even
-    though it could have played (here, Aces on an empty pile). A full round of them: stalemate."""
+def test_passing_while_a_play_exists_never_counts_toward_a_stalemate() -> None:
+    """Rule change (rules version 2): a seat that passes while it could play (here, Aces on an
+    empty pile) has not shown that nobody can ever play again, so its turns do not count; the
+    game goes on (the old rule drew it after a round of such passes)."""
     state = position(hands=["A A A A A", "A A A A A"], stocks=["5 8", "5 Q"], centre=BLOCKED[:3] + [""],
                      draw_pile="9 9 9 9 9")
     assert "H:A>C3" in legal(state)
-    play(state, "pass")
-    assert state.turn_quiet and not state.turn_stuck and state.stuck_turns == 0
-    play(state, "pass")
-    assert state.stuck_turns == 1 and state.outcome is None
-    play(state, "pass")
-    assert state.outcome is not None and state.outcome.ending == Ending.STALEMATE
-    assert len(state.draw_pile) == 5
+    for _ in range(10):
+        play(state, "pass")
+    assert not state.turn_stuck and state.stuck_turns == 0 and state.outcome is None
+
+
+def stall_policy(state: GameState) -> str:
+    """Declines every play: discards its first legal discard, else passes."""
+    moves = legal(state)
+    return next((m for m in moves if ">D" in m and m.startswith("H:")), "pass")
+
+
+def test_a_stalling_seat_loses_to_a_seat_that_is_ahead() -> None:
+    """Issue 12, item 1: seat 1 (three stock cards against seat 0's two) holds only Aces and
+    passes although it could play; seat 0 cannot play. Passing no longer forces a draw: the
+    game runs to the turn cap and is adjudicated, and the seat that is ahead wins."""
+    rules = dataclasses.replace(parse_rules("standard"), turn_cap=60)
+    state = position(rules, hands=["9 9 10 10 J", "A A A A A"], stocks=["5 8", "5 Q 7"],
+                     centre=BLOCKED[:3] + [""], draw_pile="", set_aside="")
+    while state.outcome is None:
+        play(state, stall_policy(state))
+    outcome = state.outcome
+    assert outcome.ending == Ending.TURN_CAP and outcome.winners == (0,) and outcome.scores == (1, 0)
+    assert "adjudicated" in outcome.reason and "seat 0 has the fewest" in outcome.reason
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_stalling_never_beats_playing_from_behind(seed: int) -> None:
+    """Whole games: whenever a seat that declines every play (and passes whenever it may) is
+    behind on stock when the game stops, it never wins and never draws by stalling: a game
+    stopped by stalemate or the turn cap goes to the seat with fewer stock cards left."""
+    rules = dataclasses.replace(parse_rules("standard"), turn_cap=400)
+    state = GameState.new(rules, seed)
+    rng = random.Random(seed)
+    while state.outcome is None:
+        if state.to_move == 1:
+            play(state, stall_policy(state))
+        else:
+            moves = state.legal_moves()
+            plays = [m for m in moves if m.kind == MoveKind.PLAY]
+            state.apply(rng.choice(plays or moves))
+    outcome = state.outcome
+    assert 1 not in outcome.winners
+    if len(state.stocks[1]) > len(state.stocks[0]):
+        assert outcome.winners == (0,), outcome.reason
+
+
+def test_a_stalemate_is_adjudicated_on_the_stocks() -> None:
+    """A stalemate with unequal stocks: the seat with fewer stock cards left wins (scores 1);
+    the ending stays STALEMATE, an ending by the rules."""
+    state = blocked()
+    state.stocks[1] = cards("5 6 Q")
+    play(state, "H:9>D0", "H:J>D0", "H:9>D0")
+    outcome = state.outcome
+    assert outcome is not None and outcome.ending == Ending.STALEMATE and outcome.winners == (0,)
+    assert outcome.scores == (1, 0) and "(2, 3)" in outcome.reason
+
+
+def test_unfinished_draw_keeps_the_plain_draw() -> None:
+    """The option ``unfinished-draw`` (``unfinished = "draw"``) settles a stalemate as a draw
+    whatever the stocks."""
+    state = blocked("standard+unfinished-draw")
+    assert state.rules.unfinished == "draw" and state.rules.name == "unfinished-draw"
+    state.stocks[1] = cards("5 6 Q")
+    play(state, "H:9>D0", "H:J>D0", "H:9>D0")
+    assert state.outcome is not None and state.outcome.ending == Ending.STALEMATE and state.outcome.is_draw
+
+
+def test_partners_are_adjudicated_on_the_team_stock() -> None:
+    """With partners the team stock counts: the team with fewer cards left wins, both partners."""
+    state = blocked("partners", players=4)
+    state.stocks[0] = cards("5 6 7 8")
+    play(state, "H:9>D0", "H:J>D0", "H:5>D0", "H:7>D0", "H:9>D0")
+    outcome = state.outcome
+    assert outcome is not None and outcome.ending == Ending.STALEMATE and outcome.winners == (1, 3)
+    assert "team 1 (seats 1 and 3)" in outcome.reason
+
+
+def test_stock_left_scores_the_margin_of_an_adjudicated_win() -> None:
+    """Under stock-left scoring an adjudicated winner scores the losers' stock cards less its
+    own: the margin (an emptied stock scores the whole of the loser's)."""
+    rules = dataclasses.replace(parse_rules("classic-20"), turn_cap=2)
+    state = position(rules, hands=["9 9 9 9 9", "9 9 9 9 9"], stocks=["Q 8", "Q J 10 8 6"],
+                     centre=["", "", ""], draw_pile="9 " * 20)
+    play(state, "H:9>D0", "H:9>D0")
+    assert state.outcome is not None and state.outcome.ending == Ending.TURN_CAP
+    assert state.outcome.winners == (0,) and state.outcome.scores == (3, 0)
 
 
 def test_a_turn_with_nothing_but_pass_counts_even_with_a_draw_pile() -> None:
@@ -335,8 +455,9 @@ def test_a_turn_with_nothing_but_pass_counts_even_with_a_draw_pile() -> None:
 # -- turn cap ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("cap", [1, 2, 5])
-def test_the_turn_cap_ends_the_game_drawn(cap: int) -> None:
-    """After turn_cap turns the game is a draw with ending TURN_CAP (an ending by the rules)."""
+def test_the_turn_cap_ends_the_game(cap: int) -> None:
+    """After turn_cap turns the game stops with ending TURN_CAP (an ending by the rules); with
+    equal stocks the adjudication is a draw."""
     rules = dataclasses.replace(parse_rules("standard"), turn_cap=cap)
     state = position(rules, hands=["9 9 9 9 9", "9 9 9 9 9"], stocks=["Q", "Q"], draw_pile="9 " * 20)
     for turn in range(1, cap + 1):

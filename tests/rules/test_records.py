@@ -84,3 +84,13 @@ def test_a_record_without_events_replays_from_its_moves() -> None:
     state = finished_game("3p", 2)
     record = tampered(GameRecord.from_state(state), events=[])
     assert replay(record).log == state.log
+
+
+def test_a_record_of_another_rules_version_is_refused() -> None:
+    """Rules version 2 changed games (decisions 3 and 6): a version-1 record is refused with the
+    reason rather than re-read under the new rules."""
+    state = GameState.new(parse_rules("standard"), 5)
+    record = GameRecord.from_state(state)
+    record.rules = dataclasses.replace(record.rules, version=1)
+    with pytest.raises(ReplayMismatch, match="rules version 1"):
+        replay(record)

@@ -113,7 +113,7 @@ def test_readers_see_the_store_while_the_writer_has_it_open(tmp_path: Path) -> N
     store.record(match, result([0, 0], "stalemate"))
     assert reader.counts(tid)["done"] == 1
     assert reader.finished(tid)[0].games[0]["by_rules"] == 1
-    with pytest.raises(sqlite3.OperationalError):
+    with pytest.raises(StoreError, match="readonly"):  # SQLite's errors reach callers as StoreError now
         reader.db.execute("DELETE FROM matches")
 
 

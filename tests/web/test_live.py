@@ -81,7 +81,9 @@ class Referee:
         return self.call(create())
 
     def play(self, match: Any, pause_s: float = 0.0) -> Any:
-        """Two raw bots play ``match`` (the last legal move, after ``pause_s``); returns a future."""
+        """Two raw bots play ``match`` (the first legal move, after ``pause_s``); returns a future.
+        The first legal move plays a card when one can be played, so the game ends by the rules
+        in a few hundred moves (seats that only discard would play on to the turn cap)."""
         async def bot(token: str, name: str) -> None:
             async with grpc.aio.insecure_channel(self.running.address) as channel:
                 call = referee_pb2_grpc.RefereeStub(channel).Play()
@@ -90,9 +92,8 @@ class Referee:
                 while (message := await call.read()) is not grpc.aio.EOF:
                     if message.WhichOneof("body") == "decision":
                         await asyncio.sleep(pause_s)
-                        moves = message.decision.observation.legal_moves
                         await call.write(rpb.BotMessage(action=rpb.Action(
-                            decision_id=message.decision.decision_id, move_index=len(moves) - 1,
+                            decision_id=message.decision.decision_id, move_index=0,
                             debug="hidden-debug")))
 
         async def both() -> None:

@@ -154,9 +154,9 @@ const (
 	Ending_ENDING_UNSPECIFIED Ending = 0
 	// A seat (team) played the last card of its stock: it wins.
 	Ending_ENDING_STOCK_EMPTIED Ending = 1
-	// A full round passed with no card played or drawn: draw.
+	// No seat could play for a full round, and none ever can again; adjudicated on the stocks (rule set option unfinished).
 	Ending_ENDING_STALEMATE Ending = 2
-	// The turn cap was reached: draw.
+	// The turn cap was reached; adjudicated on the stocks (rule set option unfinished).
 	Ending_ENDING_TURN_CAP Ending = 3
 	// classic-20: a draw found the draw pile empty: draw.
 	Ending_ENDING_DRAW_PILE_EXHAUSTED Ending = 4
@@ -434,7 +434,7 @@ type RuleSet struct {
 	Scoring string `protobuf:"bytes,18,opt,name=scoring,proto3" json:"scoring,omitempty"`
 	// 0: games stand alone; N: a match is played until a seat or team reaches N points.
 	MatchPoints uint32 `protobuf:"varint,19,opt,name=match_points,json=matchPoints,proto3" json:"match_points,omitempty"`
-	// After this many turns a game is drawn (ending TURN_CAP).
+	// After this many turns a game stops (ending TURN_CAP) and is adjudicated (docs/rules.md, decision 6).
 	TurnCap uint32 `protobuf:"varint,20,opt,name=turn_cap,json=turnCap,proto3" json:"turn_cap,omitempty"`
 	// Ranks that are wild on centre piles (derived from the options above, for convenience).
 	WildRanks     []uint32 `protobuf:"varint,21,rep,packed,name=wild_ranks,json=wildRanks,proto3" json:"wild_ranks,omitempty"`

@@ -94,7 +94,7 @@ type Policy int32
 
 const (
 	Policy_POLICY_UNSPECIFIED Policy = 0
-	// The offending seat loses the game at once (and the rest of the match).
+	// The offending seat loses the game at once; the match goes on with the next game.
 	Policy_POLICY_FORFEIT Policy = 1
 	// The referee plays a fallback legal move and counts a strike; 3 strikes forfeit.
 	Policy_POLICY_SUBSTITUTE Policy = 2

@@ -1,0 +1,98 @@
+"""Deadlines, the time bank and the referee's own lag: the time control a match is played
+with, whether bots may think between decisions, and the monitor that tells a bot's
+timeout from a referee that ran late (then the match is void, not lost)."""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import time
+from dataclasses import dataclass
+from typing import Protocol
+
+from spite.v1 import referee_pb2 as rpb
+
+from . import limits
+
+LAG_LIMIT_MS = 250
+"""A timeout is the platform's fault, not the bot's, when the referee judged the deadline
+this late (its timer fired late), or its event loop stalled this long in all during the
+decision (and for at least a tenth of the decision's window)."""
+LAG_PROBE_S = 0.05
+"""How often the lag monitor wakes to measure the event loop's lateness."""
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Thinking-time limits, in milliseconds (defaults suit Python bots on a laptop)."""
+
+    decision_ms: int = 1000
+    """Per decision; overruns are paid from the bank."""
+    bank_ms: int = 10_000
+    """Per seat, per game, for overruns."""
+    connect_ms: int = 10_000
+    """To connect, and for each seat's first decision of the match."""
+
+    def __post_init__(self) -> None:
+        limits.DECISION_MS.check(self.decision_ms)
+        limits.BANK_MS.check(self.bank_ms)
+        limits.CONNECT_MS.check(self.connect_ms)
+
+    def to_pb(self) -> rpb.TimeControl:
+        return rpb.TimeControl(decision_ms=self.decision_ms, bank_ms=self.bank_ms, connect_ms=self.connect_ms)
+
+    @classmethod
+    def from_pb(cls, message: rpb.TimeControl) -> "TimeControl":
+        """The time control a wire message states, every field as given: a zero decision or
+        connect time is refused (:class:`~referee.limits.LimitError`), never replaced by a default."""
+        return cls(message.decision_ms, message.bank_ms, message.connect_ms)
+
+
+class Thinking(enum.Enum):
+    """May a bot compute while it is not its decision (docs/security.md)?"""
+
+    ALLOWED = "allowed"
+    """Bots run all the time, as on a bot's own machine."""
+    FROZEN = "frozen"
+    """A launched bot is paused (cgroup freezer or SIGSTOP) from its answer until its next
+    decision, so it cannot think on the opponent's time or steal the opponent's CPU."""
+
+
+class RefereeLag(RuntimeError):
+    """The referee itself was too late to judge a deadline: the match is void, not lost."""
+
+
+class ProcessControl(Protocol):
+    """What the match may do to a seat's bot process (:class:`referee.launcher.BotProcess`)."""
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+    def cpu_seconds(self) -> float: ...
+
+
+class LagMonitor:
+    """Measures how late the event loop runs: a task that sleeps ``LAG_PROBE_S`` and adds up
+    its overshoots (the time the loop was stalled) since the last :meth:`take`."""
+
+    def __init__(self) -> None:
+        self.stalled_ms = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._probe())
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _probe(self) -> None:
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(LAG_PROBE_S)
+            self.stalled_ms += max(0.0, (time.monotonic() - before - LAG_PROBE_S) * 1000)
+
+    def take(self) -> float:
+        stalled, self.stalled_ms = self.stalled_ms, 0.0
+        return stalled

@@ -1,0 +1,226 @@
+"""The connection side of a match: seats, their channels and inboxes, and how a seat's
+bot comes, goes and is waited for.
+
+A channel (gRPC stream or stdio) delivers the bot's messages into its seat's inbox and
+carries the referee's out. Before the first game a stream that ends frees its seat at once
+(the bot may reconnect with its token); afterwards the end is the game loop's to judge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import signal
+from dataclasses import dataclass
+from typing import Protocol
+
+from spite.v1 import referee_pb2 as rpb
+
+from spite_engine import Ending, RuleSet
+
+from .deadlines import ProcessControl, TimeControl
+from .reports import SeatReport
+
+log = logging.getLogger("spite.referee")
+
+PROCESS_EXIT_WAIT_S = 1.0
+"""After a stream ends, how long to wait for the bot's process to exit (to report its status)."""
+MAX_INBOX = 64
+"""Unanswered messages a bot may queue before it counts as flooding."""
+
+
+def _cut(text: str, limit: int) -> str:
+    """At most ``limit`` bytes of UTF-8, never splitting a character."""
+    return text.encode()[:limit].decode(errors="ignore")
+
+
+def describe_exit(returncode: int | None, limit: str = "") -> str:
+    """'the bot process exited with code 7' / 'was killed by SIGKILL: it hit the memory limit
+    (512 MiB)' (``limit``: what the sandbox saw it run into) / '... (out of memory?)'."""
+    if returncode is not None and returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        if limit:
+            return f"the bot process was killed by {name}: it hit {limit}"
+        hint = " (out of memory, or a resource limit?)" if name in ("SIGKILL", "SIGXCPU", "SIGSEGV") else ""
+        return f"the bot process was killed by {name}{hint}"
+    return f"the bot process exited with code {returncode}" + (f" after it hit {limit}" if limit else "")
+
+
+@dataclass(frozen=True)
+class Closed:
+    """Put in a seat's inbox when its channel ends: how (an ending) and why."""
+
+    ending: Ending
+    detail: str
+
+
+@dataclass(frozen=True)
+class Garbled:
+    """Put in a seat's inbox for input that is not a message at all (stdio: bad JSON)."""
+
+    detail: str
+
+
+class SeatChannel(Protocol):
+    """The referee's side of one seat's connection."""
+
+    async def send(self, message: rpb.RefereeMessage) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Seat:
+    """One seat of a match: its token, its channel, its inbox and its report."""
+
+    def __init__(self, index: int, name: str) -> None:
+        self.index = index
+        self.token = secrets.token_urlsafe(32)
+        self.report = SeatReport(index, name)
+        self.inbox: asyncio.Queue[rpb.BotMessage | Closed | Garbled] = asyncio.Queue()
+        self.channel: SeatChannel | None = None
+        self.connected = asyncio.Event()
+        self.gone: Closed | None = None
+        self.loss_recorded = False
+        self.process_exit: asyncio.Future[int | None] | None = None
+        self.process: ProcessControl | None = None
+        self.exit_limit = ""
+        self.paused = False
+        self.decided_before = False
+        self.left_early = ""
+        """Why the seat's last connection ended before the match started (it may reconnect)."""
+
+    def pause(self) -> None:
+        if self.process is not None and not self.paused:
+            self.process.pause()
+            self.paused = True
+
+    def resume(self) -> None:
+        if self.process is not None and self.paused:
+            self.process.resume()
+            self.paused = False
+
+    async def send(self, message: rpb.RefereeMessage) -> None:
+        if self.channel is None or self.gone is not None:
+            return
+        try:
+            await self.channel.send(message)
+        except Exception as error:  # the stream broke under us: the seat is gone
+            log.info("seat %d: sending failed: %r", self.index, error)
+            self.gone = Closed(Ending.CRASH, "the connection was lost: the bot's stream had ended")
+
+    def deliver(self, item: rpb.BotMessage | Closed | Garbled) -> None:
+        """Called by the channel for each message from the bot (or its end)."""
+        if self.inbox.qsize() >= MAX_INBOX and not isinstance(item, Closed):
+            item = Closed(Ending.MALFORMED, f"flooding: more than {MAX_INBOX} messages sent without a decision")
+        self.inbox.put_nowait(item)
+
+
+class _Timed(Protocol):
+    @property
+    def time_control(self) -> TimeControl: ...
+
+
+class SeatRoster:
+    """A match's seats and their connections (the base of :class:`referee.match.Match`)."""
+
+    match_id: str
+    config: "_Timed"
+    rules: RuleSet
+    seats: list[Seat]
+    state_name: str
+    finished: asyncio.Event
+
+    def attach(self, seat: Seat, channel: SeatChannel, name: str, version: str) -> None:
+        seat.channel = channel
+        seat.left_early = ""
+        seat.report.version = _cut(version, 64)
+        seat.report.name = seat.report.name or _cut(name, 64)
+        seat.report.status = "active"
+        seat.connected.set()
+
+    def receive(self, seat: Seat, channel: SeatChannel, item: rpb.BotMessage | Closed | Garbled) -> None:
+        """Deliver what ``channel`` read to ``seat``. While the match waits for its seats, the
+        end of a seat's stream frees the seat at once, so its bot may connect again with its
+        token; afterwards the end is the match's to judge. Leftovers of a replaced channel
+        are dropped."""
+        if seat.channel is not channel:
+            return
+        if isinstance(item, Closed) and self.state_name == "waiting":
+            self._detach(seat, item)
+            return
+        seat.deliver(item)
+
+    def _detach(self, seat: Seat, closed: Closed) -> None:
+        channel, seat.channel = seat.channel, None
+        seat.connected.clear()
+        seat.report.status = "pending"
+        seat.left_early = closed.detail
+        while not seat.inbox.empty():
+            seat.inbox.get_nowait()
+        log.info("match %s: seat %d left before the match started: %s", self.match_id, seat.index, closed.detail)
+        if channel is not None:
+            channel.close()
+
+    def expect_process(self, seat: Seat) -> None:
+        """The seat's bot is a process this referee launched: report its exit in reasons."""
+        seat.process_exit = asyncio.get_running_loop().create_future()
+
+    def bind_process(self, seat: Seat, process: ProcessControl) -> None:
+        """The seat's bot is ``process``: measure its CPU per decision, and pause it between
+        decisions when the match is played with ``Thinking.FROZEN``."""
+        seat.process = process
+
+    def seat_exited(self, seat: Seat, returncode: int | None, limit: str = "") -> None:
+        """The launcher saw the seat's process exit (after running into ``limit``, if the
+        sandbox saw one); before the match ended, that is a crash."""
+        seat.exit_limit = limit
+        if seat.process_exit is not None and not seat.process_exit.done():
+            seat.process_exit.set_result(returncode)
+        if self.finished.is_set():
+            return
+        closed = Closed(Ending.CRASH, describe_exit(returncode, limit)
+                        + ("" if seat.connected.is_set() else " before connecting"))
+        if seat.connected.is_set() and self.state_name != "waiting":
+            seat.deliver(closed)
+        elif seat.connected.is_set():  # a launched process cannot come back: the seat is lost
+            seat.gone = closed
+            seat.report.status = "error"
+        else:
+            seat.gone = closed
+            seat.report.status = "error"
+            seat.connected.set()
+
+    async def _wait_for_seats(self) -> None:
+        """Until every seat is connected (at the same moment) or lost, or the connect time is
+        over. A seat whose stream ends meanwhile is free again (:meth:`receive`)."""
+        connect = self.config.time_control.connect_ms / 1000
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + connect
+        while True:
+            waiting = [s for s in self.seats if not s.connected.is_set() and s.gone is None]
+            remaining = deadline - loop.time()
+            if not waiting or remaining <= 0:
+                break
+            waits = [asyncio.create_task(s.connected.wait()) for s in waiting]
+            await asyncio.wait(waits, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+            for task in waits:
+                task.cancel()
+        for seat in self.seats:
+            if not seat.connected.is_set() and seat.gone is None:
+                why = (f"seat {seat.index} left before the match started ({seat.left_early}) and did not "
+                       f"connect again within {connect:g} s" if seat.left_early
+                       else f"seat {seat.index} did not connect within {connect:g} s")
+                seat.gone = Closed(Ending.NO_SHOW, why)
+                seat.report.status = "timeout"
+                seat.report.faults.append(seat.gone.detail)
+
+    def _no_contest(self) -> str:
+        """Why no game can be played any more (every team has lost a seat), or ''."""
+        if any(all(s.gone is None for s in self.seats if self.rules.team_of(s.index) == team)
+               for team in {self.rules.team_of(s.index) for s in self.seats}):
+            return ""
+        return "; ".join(s.gone.detail for s in self.seats if s.gone is not None)

@@ -1,0 +1,66 @@
+"""Clean exits (issue 12, items 5 and 13): SIGHUP (the terminal closed), SIGTERM and Ctrl-C
+stop `spite play` within seconds and leave no scratch directory or bot process behind, and
+a bot's 10 MB line leaves no "Exception ignored ... Event loop is closed" at exit."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def start_play(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir(exist_ok=True)
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    return subprocess.Popen([sys.executable, "-m", "spite_cli.main", "play", *args, "--plain",
+                             "--replay-dir", str(tmp_path / "replays")],
+                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM, signal.SIGINT])
+def test_a_stopping_signal_cleans_up_like_ctrl_c(tmp_path: Path, signum: int) -> None:
+    play = start_play(tmp_path, "greedy", "random", "--games", "10000")
+    assert play.stdout is not None
+    line = play.stdout.readline()  # the first game is over: bots run, scratch dirs exist
+    assert line.startswith("game 1/"), line + (play.stderr.read() if play.stderr else "")
+    assert any((tmp_path / "tmp").iterdir())
+    sent = time.monotonic()
+    play.send_signal(signum)
+    try:
+        play.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(play.pid, signal.SIGKILL)
+        pytest.fail(f"spite play ignored {signal.Signals(signum).name}")
+    assert time.monotonic() - sent < 5
+    assert play.returncode != 0
+    assert list((tmp_path / "tmp").iterdir()) == []  # the per-match scratch directory is gone
+    with pytest.raises(ProcessLookupError):
+        os.killpg(play.pid, 0)  # no bot process of its group is left
+
+
+def test_a_ten_megabyte_line_leaves_no_event_loop_noise(tmp_path: Path) -> None:
+    bot = tmp_path / "big"
+    bot.mkdir()
+    (bot / "bot.py").write_text(
+        "import json, os, sys\n"
+        "print(json.dumps({'hello': {'token': os.environ['SPITE_TOKEN'], 'name': 'big', 'protocolVersion': 1}}),"
+        " flush=True)\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if 'decision' in m:\n"
+        "        sys.stdout.write(json.dumps({'action': {'decisionId': m['decision']['decisionId'],"
+        " 'debug': 'x' * 10_000_000}}) + '\\n'); sys.stdout.flush()\n")
+    (bot / "bot.toml").write_text(f'name = "big"\ncommand = ["{sys.executable}", "bot.py"]\ntransport = "stdio"\n')
+    play = start_play(tmp_path, str(bot / "bot.toml"), "greedy")
+    out, err = play.communicate(timeout=60)
+    assert "a line over 64 KiB" in out
+    assert "Exception ignored" not in err and "Event loop is closed" not in err, err
