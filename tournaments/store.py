@@ -191,7 +191,7 @@ class StoreLocked(StoreError):
 def _one_line(path: Path, error: sqlite3.Error) -> StoreError:
     """The sentence for an SQLite error on the store at ``path``."""
     text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    if "disk is full" in text or isinstance(error, sqlite3.OperationalError) and "full" in text:
+    if "full" in text:  # SQLITE_FULL: "database or disk is full"
         return StoreError(f"{path}: the disk is full ({text}); the last change was not written, "
                           f"the store holds everything before it")
     if "malformed" in text or "not a database" in text or "encrypted" in text:
@@ -248,9 +248,7 @@ def _check_existing(path: Path) -> None:
     db = _connect(path, f"{path.resolve().as_uri()}?mode=ro")
     try:
         found = db.execute("PRAGMA quick_check").fetchall()
-    except StoreError:
-        raise
-    except sqlite3.Error as error:  # raised while fetching
+    except sqlite3.Error as error:  # raised while fetching (execute's own errors are StoreErrors)
         raise _one_line(path, error) from None
     finally:
         db.close()
