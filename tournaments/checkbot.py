@@ -9,7 +9,6 @@ pass or fail, with what to fix. Exit status 1 if any check fails.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import time
 from dataclasses import dataclass, field
@@ -140,29 +139,3 @@ def check_bot(manifest: BotManifest, *, games: int = 3, seed: int = 7,
         checks.append(Check("stdout", not stray, "no stray output on stdout" if not stray else stray[0][:300],
                             "stdout carries only protocol lines: write logs to stderr"))
     return checks
-
-
-def cmd_check_bot(args: argparse.Namespace) -> int:
-    try:
-        manifest = load_manifest(args.manifest) if Path(args.manifest).exists() else resolve_bot(args.manifest)
-    except ManifestError as error:
-        print(f"FAIL  manifest       {error}")
-        return 1
-    print(f"checking {manifest.name} {manifest.version} ({manifest.transport}) against the greedy reference bot")
-    checks = check_bot(manifest, games=args.games, log_dir=Path(args.log_dir) if args.log_dir else None,
-                       time_control=TimeControl(decision_ms=args.decision_ms))
-    for check in checks:
-        print(check.line(), flush=True)
-    failed = [c for c in checks if not c.passed]
-    print(f"{len(checks) - len(failed)} passed, {len(failed)} failed")
-    return 1 if failed else 0
-
-
-def register(sub: Any) -> None:
-    parser = sub.add_parser("check-bot", help="check that a bot is ready for a tournament (conformance kit)")
-    parser.add_argument("manifest", help="the bot's bot.toml (or its directory, or a sample bot name)")
-    parser.add_argument("--games", type=int, default=3, help="games in the main match (default 3)")
-    parser.add_argument("--decision-ms", type=int, default=TimeControl.decision_ms,
-                        help="per-decision limit to check against (default 1000)")
-    parser.add_argument("--log-dir", help="keep the bot's logs here")
-    parser.set_defaults(func=cmd_check_bot)

@@ -1,0 +1,156 @@
+"""``spite tournament`` and ``spite leaderboard``: run a league into the store, and read it back."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from referee.manifest import ManifestError
+from spite_engine import RulesError, parse_rules
+
+from .common import wide_console
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from spite_cli import leaderboard
+    from tournaments.config import TournamentFileError, load_tournament
+    from tournaments.backends import TournamentError
+    from tournaments.runner import RunOptions, run_tournament
+    from tournaments.store import StoreError
+
+    from .tournament_view import make_view
+
+    if args.parallel is not None and args.parallel < 1:
+        print("spite tournament: --parallel must be at least 1", file=sys.stderr)
+        return 2
+    resume: bool | int = args.resume_id if args.resume_id is not None else args.resume
+    options = RunOptions(db=Path(args.db), parallel=args.parallel, resume=resume, scheduler=args.scheduler)
+    try:
+        config = load_tournament(args.file)
+        outcome = run_tournament(config, options, view=make_view(config, True if args.plain else None))
+    except (TournamentFileError, ManifestError, TournamentError, StoreError) as error:
+        print(f"spite tournament: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\nstopped; finished matches are saved. Resume with: spite tournament {args.file} --resume"
+              + (f" --db {args.db}" if args.db != "spite.db" else ""), file=sys.stderr)
+        return 130
+    console = wide_console()
+    show_points = config.rules.scoring != "win" or bool(config.rules.match_points)
+    console.print(leaderboard.rich_table(outcome.board, f"{config.name} · {config.rules.name}", show_points))
+    for line in leaderboard.failing_lines(outcome.failing):
+        console.print(line)
+    rate = outcome.done / outcome.elapsed_s if outcome.elapsed_s else 0.0
+    console.print(f"{config.name} (#{outcome.tournament_id}): {outcome.done} matches in {outcome.rounds} round(s), "
+                  f"{outcome.elapsed_s:.1f} s ({rate:.2f} matches/s)"
+                  + (f", {outcome.void} void" if outcome.void else "")
+                  + f". Results in {args.db}: spite leaderboard"
+                  + (f" --db {args.db}" if args.db != "spite.db" else ""))
+    return 1 if outcome.void else 0
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from spite_cli import leaderboard
+    from tournaments.ratings import RatingParams, Ratings, placings
+    from tournaments.standings import Standings, head_to_head, rows
+    from tournaments.store import Store, StoreError
+
+    overrides = {k: getattr(args, k) for k in ("mu", "sigma", "beta", "tau", "draw_probability")
+                 if getattr(args, k) is not None}
+    try:
+        store = Store(args.db, readonly=True)
+    except StoreError as error:
+        print(f"spite leaderboard: {error}", file=sys.stderr)
+        return 2
+    with store:
+        found = store.tournament(args.tournament)
+        if found is None:
+            which = f"tournament {args.tournament!r}" if args.tournament else "no tournament"
+            print(f"spite leaderboard: {which} in {args.db}", file=sys.stderr)
+            return 2
+        params = RatingParams.from_dict({**found.config.get("rating", {}), **overrides})
+        try:
+            params.environment()
+        except (ValueError, ZeroDivisionError) as error:
+            print(f"spite leaderboard: bad rating parameters {params}: {error}", file=sys.stderr)
+            return 2
+        entrants = store.entrants(found.id)
+        finished = store.finished(found.id)
+        counts = store.counts(found.id)
+        standings = Standings(entrants)
+        ratings = Ratings(params, [e.name for e in entrants])
+        recompute = args.recompute or bool(overrides)
+        for match in finished:
+            standings.add(match)
+            if recompute:
+                ratings.update(placings(match.entrants, match.points))
+        for bot, why in store.benched(found.id).items():
+            standings.bench(bot, why)
+        note = ""
+        if not recompute:
+            history = list(store.rating_history(found.id))
+            for _, entrant, mu, sigma in history:
+                ratings.set(entrant, mu, sigma)
+            rated = len({ordinal for ordinal, *_ in history})
+            if rated < len(finished):
+                note = (f"ratings cover the first {rated} finished matches of the schedule; {len(finished) - rated} "
+                        f"finished later wait for earlier ones (--recompute rates all of them)")
+    board = rows(standings, ratings)
+    h2h = head_to_head(standings, [row["name"] for row in board])
+    total = sum(counts.values())
+    rules = found.config.get("rules", "?")
+    title = (f"{found.name} (#{found.id}) · {rules} · {counts['done']}/{total} matches · {found.status}"
+             + (" · recomputed" if recompute else ""))
+    meta: dict[str, Any] = {"title": title, "note": note,
+            "tournament": {"id": found.id, "name": found.name, "file": found.file, "rules": rules,
+                           "status": found.status, "matches": counts,
+                           "games": standings.games, "match_draws": standings.draws},
+            "ratings": {**params.to_dict(), "recomputed": recompute}}
+    commitment = found.config.get("seed_commitment")
+    meta["tournament"]["master_seed"] = (found.master_seed if not commitment or found.status == "finished"
+                                         else None)  # a committed seed stays secret until the end
+    if commitment:
+        meta["tournament"]["seed_commitment"] = commitment
+        meta["note"] = "; ".join(filter(None, [note, f"deals committed: {commitment}"]))
+    try:
+        parsed = parse_rules(rules)
+        show_points = parsed.scoring != "win" or bool(parsed.match_points)
+    except RulesError:  # a rule set this version no longer knows: show everything
+        show_points = True
+    output = leaderboard.render(args.format, board, h2h, meta, show_points)
+    if isinstance(output, str):
+        try:
+            print(output, flush=True)
+        except BrokenPipeError:  # `spite leaderboard --format csv | head`
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    else:
+        wide_console().print(output)
+    return 0
+
+
+def register(sub: Any) -> None:
+    tour = sub.add_parser("tournament", help="run (or resume) a tournament file; results go to the store")
+    tour.add_argument("file", help="a tournament file, e.g. tournaments/demo.toml")
+    tour.add_argument("--parallel", type=int, help="matches at once (default: the file's, else the usable cores)")
+    tour.add_argument("--resume", action="store_true",
+                      help="go on with the latest tournament of this name in the store: play exactly the missing "
+                           "matches, with the same seeds")
+    tour.add_argument("--resume-id", type=int, metavar="ID", help="like --resume, with tournament ID of the store")
+    tour.add_argument("--db", default="spite.db", help="the results store (default spite.db)")
+    tour.add_argument("--plain", action="store_true",
+                      help="one line per match, no live view (also when stdout is not a terminal)")
+    tour.add_argument("--scheduler", metavar="tcp://HOST:8786",
+                      help="run matches on a Dask cluster (pip install 'spite-arena[dask]'; docs/scaling.md)")
+    tour.set_defaults(func=cmd_tournament)
+
+    board = sub.add_parser("leaderboard", help="show a tournament's leaderboard from the store")
+    board.add_argument("--format", choices=["table", "json", "csv", "markdown"], default="table")
+    board.add_argument("--db", default="spite.db", help="the results store (default spite.db)")
+    board.add_argument("--tournament", help="a tournament's name or id (default: the latest)")
+    board.add_argument("--recompute", action="store_true",
+                       help="rate again from the stored results (any of the options below implies it)")
+    for option in ("mu", "sigma", "beta", "tau", "draw-probability"):
+        board.add_argument(f"--{option}", type=float, help=f"TrueSkill {option.replace('-', '_')} for --recompute")
+    board.set_defaults(func=cmd_leaderboard)
