@@ -1,4 +1,9 @@
-"""``spite play``: a match between bots on this machine, with a live table."""
+"""``spite play``: a match between bots on this machine, with a live table.
+
+The result names every bot, says where the replays and the bots' logs went, and shows the
+last lines of the log of any bot that failed (its traceback). Exit 1 when a bot failed
+(crashed, timed out, moved illegally), 3 when the platform did (a void match).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import argparse
 import asyncio
 import json
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -17,26 +23,40 @@ from referee.match import Match, MatchConfig, Policy
 from spite_engine import RulesError, observe_public, parse_rules
 from spite_engine.outcome import EventKind
 
+from referee.manifest import SAMPLE_BOTS
+from tournaments import botlogs
+
 from . import render
-from .common import add_match_options, time_control
+from .common import BOT_FAILED, OK, PLATFORM, USAGE, add_match_options, fail, print_json, time_control, wide_console
+
+def sample_bot_names() -> list[str]:
+    return sorted(p.parent.name for p in SAMPLE_BOTS.glob("*/bot.toml"))
+
 
 def cmd_play(args: argparse.Namespace) -> int:
     from referee.local import play_local_match
 
+    replay_dir = None if args.no_replays or not args.replay_dir else Path(args.replay_dir)
+    for option, value in (("--replay-dir", replay_dir), ("--log-dir", args.log_dir)):
+        if value and Path(value).exists() and not Path(value).is_dir():
+            return fail("play", f"{option} {value} is a file; a directory is expected")
     try:
         rules = parse_rules(args.rules)
         bots = [resolve_bot(spec) for spec in args.bots]
-        for bot in {bot.path or bot.name: bot for bot in bots}.values():  # each manifest builds once
-            bot.run_build()
         if len(bots) != rules.players:
             raise ManifestError(f"{rules.name} seats {rules.players} bots; {len(bots)} given")
+        for bot in {bot.path or bot.name: bot for bot in bots}.values():  # each manifest builds once
+            bot.run_build()
         config = MatchConfig(rules, [b.name for b in bots], time_control(args), args.games, args.seed,
-                             Policy(args.policy), Path(args.replay_dir) if args.replay_dir else None)
+                             Policy(args.policy), replay_dir)
     except (RulesError, ManifestError, ValueError) as error:
-        print(f"spite play: {error}", file=sys.stderr)
-        return 2
+        return fail("play", str(error).splitlines()[0] if str(error) else type(error).__name__)
+    # The bots' logs are always kept: next to the replays, or in a temporary directory the result names.
+    log_dir = Path(args.log_dir) if args.log_dir else (replay_dir / "logs" if replay_dir
+                                                       else Path(tempfile.mkdtemp(prefix="spite-logs-")))
     console = Console()
-    live_view = console.is_terminal and not args.plain
+    live_view = console.is_terminal and not args.plain and not args.json
+    progress = Console(stderr=True, highlight=False)
     names = [b.name for b in bots]
 
     async def main() -> Any:
@@ -51,11 +71,13 @@ def cmd_play(args: argparse.Namespace) -> int:
             while (message := await queue.get()) is not None:
                 if message.WhichOneof("body") == "game_over":
                     game = message.game_over.game_number
-                    line = f"game {game + 1}/{args.games}: {message.game_over.outcome.reason}"
+                    outcome = message.game_over.outcome
+                    offender = outcome.offender if outcome.offender >= 0 else None
+                    line = f"game {game + 1}/{args.games}: {render.name_seats(outcome.reason, names, offender)}"
                     if live is None:
-                        print(line, flush=True)
+                        progress.print(line, markup=False)
                     else:
-                        live.console.print(line)
+                        live.console.print(line, markup=False)
                 state = match.state
                 if live is not None and state is not None:
                     recent = [render.describe_event(e, names) for e in state.log[-40:] if e.kind == EventKind.MOVE]
@@ -65,57 +87,91 @@ def cmd_play(args: argparse.Namespace) -> int:
         if live is not None:
             live.start()
         try:
-            return await play_local_match(bots, config, on_start=on_start,
-                                          log_dir=Path(args.log_dir) if args.log_dir else None)
+            return await play_local_match(bots, config, on_start=on_start, log_dir=log_dir)
         finally:
             if live is not None:
                 live.stop()
 
     result = asyncio.run(main())
     summary = result.match.summary()
+    for seat, exit_info, log in zip(summary["seats"], result.exits, result.logs):
+        seat["exit_code"] = exit_info.returncode
+        seat["log"] = str(log) if log else None
+        seat["log_tail"] = botlogs.tail(log) if _failed(seat) else []
+        seat["crash"] = botlogs.crash_summary(seat["log_tail"]) if seat["crashes"] else ""
+    summary["log_dir"] = str(log_dir)
     if args.json:
-        print(json.dumps(summary, indent=2))
+        print_json(json.dumps(summary, indent=2))
     else:
-        _print_match(console, summary)
-    return 0
+        _print_match(wide_console(), summary, replay_dir)
+    if summary["state"] in ("void", "aborted"):
+        return PLATFORM
+    return BOT_FAILED if any(_failed(s) for s in summary["seats"]) else OK
 
 
-def _print_match(console: Console, summary: dict[str, Any]) -> None:
+def _failed(seat: dict[str, Any]) -> bool:
+    """Whether this seat's bot did anything wrong: a fault of any kind, or it did not finish."""
+    return bool(seat["timeouts"] + seat["illegal_moves"] + seat["malformed"] + seat["crashes"]) \
+        or seat["status"] not in ("done",)
+
+
+def _print_match(console: Console, summary: dict[str, Any], replay_dir: Path | None) -> None:
     from rich.table import Table
 
     seats = summary["seats"]
-    table = Table(title=f"match {summary['match_id']} · {summary['rules']} · {len(summary['games'])} games")
+    names = [s["name"] for s in seats]
+    games = summary["games"]
+    table = Table(title=f"match {summary['match_id']} · {summary['rules']} · {len(games)} "
+                        f"game{'s' if len(games) != 1 else ''}")
     for column in ("seat", "bot", "points", "wins", "status", "faults", "decisions", "p50 ms", "p99 ms"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=True, justify="left" if column in ("bot", "status") else "right")
     wins = [0] * len(seats)
-    for game in summary["games"]:
+    for game in games:
         for s in game["outcome"]["winners"]:
             wins[s] += 1
     for s in seats:
         faults = s["timeouts"] + s["illegal_moves"] + s["malformed"] + s["crashes"]
         table.add_row(str(s["seat"]), s["name"], str(summary["points"][s["seat"]] if summary["points"] else 0),
                       str(wins[s["seat"]]), s["status"], str(faults), str(s["decisions"]),
-                      f"{s['decision_us_p50'] / 1000:.2f}", f"{s['decision_us_p99'] / 1000:.2f}")
+                      f"{s['decision_us_p50'] / 1000:.2f}", f"{s['decision_us_p99'] / 1000:.2f}",
+                      style="red" if _failed(s) else None)
     console.print(table)
-    draws = sum(1 for g in summary["games"] if not g["outcome"]["winners"])
-    if draws:
+    if len(games) == 1 and games[0]["outcome"].get("offender") is None:
+        outcome = games[0]["outcome"]
+        console.print(render.name_seats(outcome["reason"], names, outcome.get("offender")), markup=False)
+    draws = sum(1 for g in games if not g["outcome"]["winners"])
+    if draws and len(games) > 1:
         console.print(f"{draws} draw(s)")
     for s in seats:
+        who = f"{s['name']} (seat {s['seat']})"
         for fault in s["faults"][:5]:
-            console.print(f"[yellow]seat {s['seat']} ({s['name']}): {fault}[/yellow]")
-    replays = [g["replay"] for g in summary["games"] if g.get("replay")]
-    if replays:
-        console.print(f"replays: {Path(replays[0]).parent}/ ({len(replays)} files)")
+            console.print(f"{who}: {render.name_seats(fault, names)}", style="yellow", markup=False)
+        if s["log_tail"]:
+            if s["crash"]:
+                console.print(f"{who} crashed: {s['crash']}", style="bold red", markup=False)
+            console.print(f"last lines of {who}'s log ({s['log']}):", style="bold", markup=False)
+            for line in s["log_tail"]:
+                console.print("  " + line, markup=False, overflow="fold")
+    replays = [g["replay"] for g in games if g.get("replay")]
+    where = (f"replays: {Path(replays[0]).parent}/ ({len(replays)} file{'s' if len(replays) != 1 else ''}; "
+             f"spite replay FILE, or --no-replays)" if replays else "no replays written")
+    console.print(f"{where}; bot logs: {summary['log_dir']}/", markup=False, highlight=False)
 
 
 def register(sub: Any) -> None:
-    play = sub.add_parser("play", help="play a match between bots, with a live table")
+    play = sub.add_parser("play", help="play a match between bots, with a live table",
+                          description="Play a match between bots on this machine, with a live table in a terminal.")
     play.add_argument("bots", nargs="+", metavar="BOT",
-                      help="a sample bot name (greedy, random, naive), a bot.toml, a .py file, or a command line")
+                      help=f"a sample bot ({', '.join(sample_bot_names())}), a bot.toml or its directory, "
+                           "a .py file, or a command line")
     add_match_options(play)
-    play.add_argument("--replay-dir", default="replays",
-                      help="write one replay file per game here (default: ./replays; '' for none)")
-    play.add_argument("--log-dir", help="write each bot's stdout/stderr here (capped)")
+    play.add_argument("--replay-dir", default="replays", metavar="DIR",
+                      help="write one replay file per game here (default: ./replays)")
+    play.add_argument("--no-replays", action="store_true", help="write no replay files")
+    play.add_argument("--log-dir", metavar="DIR",
+                      help="keep each bot's stdout/stderr here, capped (default: DIR/logs of the replays, "
+                           "else a temporary directory the result names)")
     play.add_argument("--plain", action="store_true", help="no live table (also when stdout is not a terminal)")
-    play.add_argument("--json", action="store_true", help="print the match summary as JSON")
+    play.add_argument("--json", action="store_true",
+                      help="print the match summary as JSON on stdout (progress goes to stderr)")
     play.set_defaults(func=cmd_play)
