@@ -132,7 +132,7 @@ def die(message: str, code: int = USAGE) -> NoReturn:
 
 def err_console() -> Console:
     """A console on stderr, for progress and notes that must not mix with machine output."""
-    return Console(stderr=True)
+    return Console(stderr=True, soft_wrap=True, highlight=False)
 
 
 def time_control(args: argparse.Namespace) -> TimeControl:

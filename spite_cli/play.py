@@ -27,7 +27,7 @@ from referee.manifest import SAMPLE_BOTS
 from tournaments import botlogs
 
 from . import render
-from .common import BOT_FAILED, OK, PLATFORM, USAGE, add_match_options, fail, print_json, time_control, wide_console
+from .common import BOT_FAILED, OK, PLATFORM, add_match_options, err_console, fail, print_json, time_control, wide_console
 
 def sample_bot_names() -> list[str]:
     return sorted(p.parent.name for p in SAMPLE_BOTS.glob("*/bot.toml"))
@@ -56,7 +56,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                                                        else Path(tempfile.mkdtemp(prefix="spite-logs-")))
     console = Console()
     live_view = console.is_terminal and not args.plain and not args.json
-    progress = Console(stderr=True, highlight=False)
+    progress = err_console()
     names = [b.name for b in bots]
 
     async def main() -> Any:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
+
+from .common import check_store
 
 def cmd_seed_commit(args: argparse.Namespace) -> int:
     from tournaments import seeds
@@ -51,10 +54,11 @@ def cmd_seed_reveal(args: argparse.Namespace) -> int:
     from tournaments import seeds
     from tournaments.store import Store, StoreError
 
+    check_store(Path(args.db), must_exist=True)
     try:
         with Store(args.db, readonly=True) as store:
             found = store.tournament(args.tournament)
-    except StoreError as error:
+    except (StoreError, sqlite3.DatabaseError) as error:
         print(f"spite seed reveal: {error}", file=sys.stderr)
         return 2
     if found is None:

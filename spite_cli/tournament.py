@@ -1,9 +1,14 @@
-"""``spite tournament`` and ``spite leaderboard``: run a league into the store, and read it back."""
+"""``spite tournament`` and ``spite leaderboard``: run a league into the store, and read it back.
+
+``spite tournament`` exits 0 when every match was played, 1 when a bot failed (benched, or
+crashing, timing out, moving illegally), 3 when the platform failed (a match void after its
+retries), 130 when interrupted (finished matches are kept: ``--resume`` goes on).
+"""
 
 from __future__ import annotations
 
 import argparse
-import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,7 +16,9 @@ from typing import Any
 from referee.manifest import ManifestError
 from spite_engine import RulesError, parse_rules
 
-from .common import wide_console
+from .common import (BOT_FAILED, INTERRUPTED, MAX_PARALLEL, OK, PLATFORM, USAGE, check_store, existing_file, fail,
+                     print_json, ranged_float, ranged_int, wide_console)
+
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     from spite_cli import leaderboard
@@ -22,17 +29,14 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     from .tournament_view import make_view
 
-    if args.parallel is not None and args.parallel < 1:
-        print("spite tournament: --parallel must be at least 1", file=sys.stderr)
-        return 2
+    check_store(Path(args.db), must_exist=False)
     resume: bool | int = args.resume_id if args.resume_id is not None else args.resume
     options = RunOptions(db=Path(args.db), parallel=args.parallel, resume=resume, scheduler=args.scheduler)
     try:
         config = load_tournament(args.file)
         outcome = run_tournament(config, options, view=make_view(config, True if args.plain else None))
     except (TournamentFileError, ManifestError, TournamentError, StoreError) as error:
-        print(f"spite tournament: {error}", file=sys.stderr)
-        return 2
+        return fail("tournament", str(error))
     except KeyboardInterrupt:
         print(f"\nstopped; finished matches are saved. Resume with: spite tournament {args.file} --resume"
               + (f" --db {args.db}" if args.db != "spite.db" else ""), file=sys.stderr)
@@ -42,13 +46,17 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     console.print(leaderboard.rich_table(outcome.board, f"{config.name} · {config.rules.name}", show_points))
     for line in leaderboard.failing_lines(outcome.failing):
         console.print(line)
-    rate = outcome.done / outcome.elapsed_s if outcome.elapsed_s else 0.0
-    console.print(f"{config.name} (#{outcome.tournament_id}): {outcome.done} matches in {outcome.rounds} round(s), "
-                  f"{outcome.elapsed_s:.1f} s ({rate:.2f} matches/s)"
+    rate = outcome.played / outcome.elapsed_s if outcome.elapsed_s else 0.0
+    earlier = outcome.done - outcome.played
+    console.print(f"{config.name} (#{outcome.tournament_id}): {outcome.played} matches played in {outcome.elapsed_s:.1f} s "
+                  f"({rate:.2f} matches/s)" + (f", {earlier} more from an earlier run" if earlier > 0 else "")
+                  + f"; {outcome.done} done in {outcome.rounds} round(s)"
                   + (f", {outcome.void} void" if outcome.void else "")
                   + f". Results in {args.db}: spite leaderboard"
-                  + (f" --db {args.db}" if args.db != "spite.db" else ""))
-    return 1 if outcome.void else 0
+                  + (f" --db {args.db}" if args.db != "spite.db" else ""), markup=False, highlight=False)
+    if outcome.platform_void:
+        return PLATFORM
+    return BOT_FAILED if outcome.failing else OK
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -59,23 +67,22 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     overrides = {k: getattr(args, k) for k in ("mu", "sigma", "beta", "tau", "draw_probability")
                  if getattr(args, k) is not None}
+    check_store(Path(args.db), must_exist=True)
     try:
         store = Store(args.db, readonly=True)
-    except StoreError as error:
-        print(f"spite leaderboard: {error}", file=sys.stderr)
-        return 2
+        store.tournament(None)
+    except (StoreError, sqlite3.DatabaseError) as error:
+        return fail("leaderboard", f"cannot read {args.db}: {error}")
     with store:
         found = store.tournament(args.tournament)
         if found is None:
-            which = f"tournament {args.tournament!r}" if args.tournament else "no tournament"
-            print(f"spite leaderboard: {which} in {args.db}", file=sys.stderr)
-            return 2
+            which = f"no tournament {args.tournament!r}" if args.tournament else "no tournament"
+            return fail("leaderboard", f"{which} in {args.db}")
         params = RatingParams.from_dict({**found.config.get("rating", {}), **overrides})
         try:
             params.environment()
         except (ValueError, ZeroDivisionError) as error:
-            print(f"spite leaderboard: bad rating parameters {params}: {error}", file=sys.stderr)
-            return 2
+            return fail("leaderboard", f"bad rating parameters {params}: {error}")
         entrants = store.entrants(found.id)
         finished = store.finished(found.id)
         counts = store.counts(found.id)
@@ -121,10 +128,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         show_points = True
     output = leaderboard.render(args.format, board, h2h, meta, show_points)
     if isinstance(output, str):
-        try:
-            print(output, flush=True)
-        except BrokenPipeError:  # `spite leaderboard --format csv | head`
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print_json(output)  # also csv and markdown: alone on stdout, quiet on `| head`
     else:
         wide_console().print(output)
     return 0
@@ -132,12 +136,12 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     tour = sub.add_parser("tournament", help="run (or resume) a tournament file; results go to the store")
-    tour.add_argument("file", help="a tournament file, e.g. tournaments/demo.toml")
-    tour.add_argument("--parallel", type=int, help="matches at once (default: the file's, else the usable cores)")
+    tour.add_argument("file", type=existing_file, help="a tournament file, e.g. tournaments/demo.toml")
+    tour.add_argument("--parallel", type=ranged_int(1, MAX_PARALLEL, "--parallel"), help="matches at once (default: the file's, else the usable cores)")
     tour.add_argument("--resume", action="store_true",
                       help="go on with the latest tournament of this name in the store: play exactly the missing "
                            "matches, with the same seeds")
-    tour.add_argument("--resume-id", type=int, metavar="ID", help="like --resume, with tournament ID of the store")
+    tour.add_argument("--resume-id", type=ranged_int(1, 2**62, "--resume-id"), metavar="ID", help="like --resume, with tournament ID of the store")
     tour.add_argument("--db", default="spite.db", help="the results store (default spite.db)")
     tour.add_argument("--plain", action="store_true",
                       help="one line per match, no live view (also when stdout is not a terminal)")
@@ -151,6 +155,12 @@ def register(sub: Any) -> None:
     board.add_argument("--tournament", help="a tournament's name or id (default: the latest)")
     board.add_argument("--recompute", action="store_true",
                        help="rate again from the stored results (any of the options below implies it)")
-    for option in ("mu", "sigma", "beta", "tau", "draw-probability"):
-        board.add_argument(f"--{option}", type=float, help=f"TrueSkill {option.replace('-', '_')} for --recompute")
+    ranges = {"mu": (ranged_float(-1e6, 1e6), "any number"),
+              "sigma": (ranged_float(0, 1e6, open_low=True), "> 0"),
+              "beta": (ranged_float(0, 1e6, open_low=True), "> 0"),
+              "tau": (ranged_float(0, 1e6), ">= 0"),
+              "draw-probability": (ranged_float(0, 1, open_high=True), "0 <= p < 1")}
+    for option, (kind, allowed) in ranges.items():
+        board.add_argument(f"--{option}", type=kind, metavar="X",
+                           help=f"TrueSkill {option.replace('-', '_')} ({allowed}) for --recompute")
     board.set_defaults(func=cmd_leaderboard)

@@ -194,6 +194,10 @@ class Outcome:
     elapsed_s: float
     board: list[dict[str, Any]] = field(default_factory=list)
     failing: list[tuple[str, BotHealth]] = field(default_factory=list)
+    played: int = 0
+    """Matches this run played (``done`` counts earlier runs' too, after a resume)."""
+    platform_void: int = 0
+    """Matches this run made void because the platform failed (not a bot: a benched bot's are not counted)."""
 
 
 class Runner:
@@ -213,6 +217,8 @@ class Runner:
         self.queue: deque[MatchRow] = deque()
         self.failures: dict[int, int] = {}
         self.running: set[int] = set()
+        self.played = 0
+        self.platform_void = 0
 
     def _load(self) -> None:
         """Rate and count what the store already holds (a resumed run)."""
@@ -254,7 +260,8 @@ class Runner:
         counts = self.store.counts(self.tournament_id)
         self.store.set_status(self.tournament_id, "finished")
         return Outcome(self.tournament_id, "finished", counts["done"], counts["void"], self.rounds,
-                       time.perf_counter() - started, self._board(), self.standings.failing())
+                       time.perf_counter() - started, self._board(), self.standings.failing(), self.played,
+                       self.platform_void)
 
     def _another_round(self) -> bool:
         """The stop rule, checked when every journaled match is finished: journal one more round?"""
@@ -315,6 +322,7 @@ class Runner:
         points = tuple(summary["points"])
         rows = self.frontier.finish(match.ordinal, match.entrants, points)
         self.store.record(match, result, rows)
+        self.played += 1
         finished = self.store.finished_match(match.id)
         self.standings.add(finished)
         faults = [f"{s['name']}: {f}" for s in summary["seats"] for f in s["faults"][:1]]
@@ -357,6 +365,7 @@ class Runner:
         self.store.add_incident(self.tournament_id, match.id, "void", error, True)
         rows = self.frontier.finish(match.ordinal, None, None)
         self.store.mark_void(match, error, rows)
+        self.platform_void += 1
         self.view.finished(match, f"round {match.round} deal {match.unit}.{match.rotation} · VOID after "
                                   f"{tries} tries", [error[:300]])
 
