@@ -278,6 +278,13 @@ class Runner:
         self.view.total(sum(self.store.counts(self.tournament_id).values()))
         return True
 
+    def log_dir(self) -> Path:
+        """Where the bots' logs go: the file's ``log_dir``, else next to the store (``spite.db-logs/ID``),
+        so a crashing bot's traceback is always kept and the failing-bots panel can name it."""
+        if self.config.log_dir:
+            return self.config.log_dir.resolve()
+        return Path(str(self.store.path.resolve()) + "-logs") / str(self.tournament_id)
+
     def job(self, match: MatchRow) -> dict[str, Any]:
         config = self.config
         fingerprints = {b["name"]: b["fingerprint"] for b in self.store.bots(self.tournament_id)}
@@ -288,7 +295,7 @@ class Runner:
                              "connect_ms": config.time_control.connect_ms},
             "games": match.max_games, "seed": match.seed, "policy": config.policy.value, "bot_seed": match.bot_seed,
             "replay_dir": str(config.replay_dir.resolve()) if config.replay_dir else None,
-            "log_dir": str(config.log_dir.resolve()) if config.log_dir else None,
+            "log_dir": str(self.log_dir()),
             "thinking": config.thinking.value,
             # never readable by a sandboxed bot, even where a bot's readable directory holds them
             "hide": [str(self.store.path.resolve()) + suffix for suffix in ("", "-wal", "-shm", "-journal")],
@@ -325,6 +332,10 @@ class Runner:
         self.played += 1
         finished = self.store.finished_match(match.id)
         self.standings.add(finished)
+        for seat in summary["seats"]:
+            if seat.get("crash") and seat["name"] in self.standings.health:
+                health = self.standings.health[seat["name"]]
+                health.crash, health.log = seat["crash"], seat.get("log", "")
         faults = [f"{s['name']}: {f}" for s in summary["seats"] for f in s["faults"][:1]]
         self.view.finished(match, f"{describe(match, points, len(summary['games']))} · "
                                   f"{result.get('elapsed_s', 0):.2f} s", faults)

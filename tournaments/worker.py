@@ -42,6 +42,8 @@ async def play(job: dict[str, Any], worker: str = "") -> dict[str, Any]:
     from spite_engine import parse_rules
     from referee.manifest import resolve_bot
 
+    from . import botlogs
+
     started = time.perf_counter()
     base = {"match_id": job.get("match_id"), "worker": worker or worker_name()}
     try:
@@ -65,6 +67,10 @@ async def play(job: dict[str, Any], worker: str = "") -> dict[str, Any]:
         return {**base, "ok": False, "error": f"{type(error).__name__}: {error}"}
     match = local.match
     summary = match.summary()
+    for seat, log in zip(summary["seats"], local.logs):  # a crash's traceback, for the failing-bots panel
+        if seat["crashes"] and log is not None:
+            seat["log"] = str(log)
+            seat["crash"] = botlogs.crash_summary(botlogs.tail(log)) or " | ".join(botlogs.tail(log, 2))
     if summary["state"] == "void":
         return {**base, "ok": False, "platform_fault": True, "error": f"void: {summary['void_reason']}",
                 "summary": summary}
