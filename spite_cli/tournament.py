@@ -37,6 +37,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         outcome = run_tournament(config, options, view=make_view(config, True if args.plain else None))
     except (TournamentFileError, ManifestError, TournamentError, StoreError) as error:
         return fail("tournament", str(error))
+    except sqlite3.DatabaseError as error:
+        return fail("tournament", f"{args.db} is not a readable results store ({error}); pass another --db")
     except KeyboardInterrupt:
         print(f"\nstopped; finished matches are saved. Resume with: spite tournament {args.file} --resume"
               + (f" --db {args.db}" if args.db != "spite.db" else ""), file=sys.stderr)
