@@ -156,8 +156,9 @@ class FitTable:
             column = COLUMNS[key]
             if column.left:
                 table.add_column(column.header, justify="left", no_wrap=True, overflow="ellipsis", min_width=6)
-            else:
-                table.add_column(column.header, justify="right", no_wrap=True, overflow="fold")
+            else:  # as wide as its widest cell: the name gives way, a number never does
+                need = max([cell_len(column.header)] + [cell_len(column.cell(row)) for row in shown])
+                table.add_column(column.header, justify="right", no_wrap=True, overflow="fold", min_width=need)
         for row in shown:
             style = "red" if _faults(row) else None
             table.add_row(*(COLUMNS[k].cell(row) for k in keys), style=style)
@@ -186,9 +187,15 @@ class FitHeadToHead:
         names = self.names
         table = Table(title="head to head (win 1, draw 1/2)", title_justify="left",
                       caption="the row's score against the column", caption_justify="left")
-        table.add_column("", no_wrap=True, overflow="ellipsis")
+        scores = [_score(self.h2h[a].get(b)) for a in names for b in names if a != b] or ["-"]
+        cell = max(cell_len(s) for s in scores)
+        headers = [str(i + 1) if numbered else name for i, name in enumerate(names)]
+        others = sum(max(cell, cell_len(h)) + 3 for h in headers) + 1
+        table.add_column("", no_wrap=True, overflow="ellipsis", min_width=4, max_width=max(4, width - others - 3))
         for i, name in enumerate(names):
-            table.add_column(str(i + 1) if numbered else name, justify="right", no_wrap=True, overflow="fold")
+            header = str(i + 1) if numbered else name
+            table.add_column(header, justify="right", no_wrap=True, overflow="fold",
+                             min_width=max(cell, cell_len(header)))
         for i, a in enumerate(names):
             label = f"{i + 1} {a}" if numbered else a
             table.add_row(label, *(("·" if a == b else _score(self.h2h[a].get(b))) for b in names))

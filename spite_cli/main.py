@@ -71,7 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # here, so a reader that left (`| head`) is caught below, not at exit
+        return code
     except UsageError as error:
         print(f"spite {args.command}: {error}", file=sys.stderr)
         return USAGE
