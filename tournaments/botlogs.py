@@ -18,7 +18,7 @@ TAIL_CHARS = 2000
 """At most this many characters of them (a bot may write one enormous line)."""
 
 _PY_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
-_EXCEPTION = re.compile(r"^(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b(?::.*)?$")
+_EXCEPTION = re.compile(r"^(?:Uncaught )?(?:[\w.]+\.)?(?:[A-Z]\w*)?(?:Error|Exception|Exit|Interrupt)\b(?::.*)?$")
 _NODE_FRAME = re.compile(r"^\s*at .*?\(?(?P<file>[^():\s]+):(?P<line>\d+):\d+\)?$")
 
 
@@ -49,26 +49,27 @@ def tail(path: Path | str | None, lines: int = TAIL_LINES, chars: int = TAIL_CHA
 
 def crash_summary(lines: list[str]) -> str:
     """One line from a log's tail: the exception and where it was raised
-    (``ValueError: boom (bot.py line 20, in decide)``), or ``""`` if the tail shows none."""
-    exception = ""
-    where = ""
-    for line in reversed(lines):
-        if not exception:
-            match = _EXCEPTION.match(line.strip())
-            if match:
-                exception = line.strip()
-                continue
-        if exception:
-            frame = _PY_FRAME.match(line) or _NODE_FRAME.match(line)
-            if frame:
-                func = frame.groupdict().get("func")
-                where = f"{Path(frame['file']).name} line {frame['line']}" + (f", in {func}" if func else "")
-                break
-    if not exception:
+    (``ValueError: boom (bot.py line 20, in decide)``), or ``""`` if the tail shows none.
+    Python's frames come before the exception, Node's (``at f (bot.js:3:9)``) after it."""
+    found = next((i for i in range(len(lines) - 1, -1, -1) if _EXCEPTION.match(lines[i].strip())), None)
+    if found is None:
         return ""
+    exception = lines[found].strip()
+    where = ""
+    for line in reversed(lines[:found]):
+        frame = _PY_FRAME.match(line)
+        if frame:
+            where = f"{Path(frame['file']).name} line {frame['line']}, in {frame['func']}"
+            break
     if not where:  # a SyntaxError names the file on its own line: `  File "bot.py", line 3`
-        for line in lines:
-            frame = re.match(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)', line)
+        for line in lines[:found]:
+            bare = re.match(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)', line)
+            if bare:
+                where = f"{Path(bare['file']).name} line {bare['line']}"
+    if not where:
+        for line in lines[found + 1:]:
+            frame = _NODE_FRAME.match(line)
             if frame:
                 where = f"{Path(frame['file']).name} line {frame['line']}"
+                break
     return exception + (f" ({where})" if where else "")
