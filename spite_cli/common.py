@@ -17,7 +17,8 @@ from referee.match import Policy, TimeControl
 OK = 0
 """Everything asked was done, and no bot failed."""
 BOT_FAILED = 1
-"""A bot failed: crashed, timed out, made an illegal move, failed a check, was benched."""
+"""A bot failed (crashed, timed out, made an illegal move, failed a check, was benched), or a
+check said no (``seed verify``: the seed does not open the commitment)."""
 USAGE = 2
 """Bad usage or input: an unknown option, a value out of range, a missing or damaged file."""
 PLATFORM = 3
@@ -27,7 +28,8 @@ INTERRUPTED = 130
 
 EXIT_CODES_HELP = f"""exit codes (the same for every command):
   {OK}    ok
-  {BOT_FAILED}    a bot failed: crashed, timed out, moved illegally, failed a check, was benched
+  {BOT_FAILED}    a bot failed (crashed, timed out, moved illegally, failed a check, was benched),
+       or a check said no (seed verify)
   {USAGE}    bad usage or input: unknown option, value out of range, missing or damaged file
   {PLATFORM}    the platform failed: a referee or worker died, a match was void, an internal error
   {INTERRUPTED}  interrupted (Ctrl-C)"""
