@@ -157,10 +157,20 @@ def add_match_options(parser: argparse.ArgumentParser) -> None:
                         help="allowance to connect and for the first decision (ms)")
 
 
+class QuietConsole(Console):
+    """rich's console, but a reader that leaves (``| head``) raises BrokenPipeError, which
+    ``main`` turns into a quiet exit 0, instead of rich's own exit status 1 (a bot failed)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        quiet_stdout()
+        raise BrokenPipeError
+
+
 def wide_console() -> Console:
     """A console for tables: the terminal's width, or wide enough not to wrap in a pipe or a CI log."""
-    console = Console()
-    return console if console.is_terminal else Console(width=200)
+    console = QuietConsole()
+    return console if console.is_terminal else QuietConsole(width=200)
 
 
 def print_json(text: str) -> None:

@@ -6,7 +6,6 @@ Always exits 0: it reports, it does not judge. ``--json`` prints the same as one
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -99,13 +98,3 @@ def main(as_json: bool = False, out: TextIO | None = None) -> int:
     else:
         print_report(data, out)
     return 0
-
-
-def cmd_doctor(args: argparse.Namespace) -> int:
-    return main(as_json=args.json)
-
-
-def register(sub: Any) -> None:
-    doc = sub.add_parser("doctor", help="say how this machine sandboxes bots (bubblewrap or insecure) and why")
-    doc.add_argument("--json", action="store_true", help="print the report as JSON")
-    doc.set_defaults(func=cmd_doctor)

@@ -1,6 +1,6 @@
 """``spite``: the command line of Spite Arena. This module builds the parser and dispatches;
 each subcommand group lives in a module of its own (play, replay, serve, seed, tournament,
-games, check_bot, doctor), which adds its parser with ``register(sub)``.
+games, check_bot, doctor_cmd), which adds its parser with ``register(sub)``.
 
 Every command exits with the same codes (:mod:`spite_cli.common`): 0 ok, 1 a bot failed,
 2 bad usage or input, 3 the platform failed, 130 interrupted. Bad input is one line on
@@ -16,7 +16,7 @@ import traceback
 from importlib import metadata
 from typing import NoReturn, Sequence
 
-from . import check_bot, doctor, games, play, replay, seed, serve, tournament
+from . import check_bot, doctor_cmd, games, play, replay, seed, serve, tournament
 from .common import EXIT_CODES_HELP, INTERRUPTED, PLATFORM, USAGE, UsageError, quiet_stdout
 
 FIRST_LINES = """Spite Arena: bots in any language play Spite and Malice through a referee.
@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     except ImportError:  # an install without the completion helper still runs
         pass
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (play, replay, serve, tournament, games, check_bot, doctor, seed):
+    for module in (play, replay, serve, tournament, games, check_bot, doctor_cmd, seed):
         module.register(sub)
     for action in sub.choices.values():
         if not action.epilog:

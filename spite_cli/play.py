@@ -27,7 +27,7 @@ from referee.manifest import SAMPLE_BOTS
 from tournaments import botlogs
 
 from . import render
-from .common import BOT_FAILED, OK, PLATFORM, add_match_options, err_console, fail, print_json, time_control, wide_console
+from .common import BOT_FAILED, OK, PLATFORM, QuietConsole, add_match_options, err_console, fail, print_json, time_control, wide_console
 
 def sample_bot_names() -> list[str]:
     return sorted(p.parent.name for p in SAMPLE_BOTS.glob("*/bot.toml"))
@@ -54,7 +54,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     # The bots' logs are always kept: next to the replays, or in a temporary directory the result names.
     log_dir = Path(args.log_dir) if args.log_dir else (replay_dir / "logs" if replay_dir
                                                        else Path(tempfile.mkdtemp(prefix="spite-logs-")))
-    console = Console()
+    console = QuietConsole()
     live_view = console.is_terminal and not args.plain and not args.json
     progress = err_console()
     names = [b.name for b in bots]

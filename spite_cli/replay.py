@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from rich.console import Console, Group
 from rich.text import Text
@@ -21,7 +21,7 @@ from spite_engine import GameState, ReplayMismatch, observe, replay
 from spite_engine.outcome import EventKind
 
 from . import render
-from .common import OK, PLATFORM, USAGE, existing_file, fail, ranged_int
+from .common import OK, PLATFORM, USAGE, QuietConsole, existing_file, fail, ranged_int
 
 
 @dataclass
@@ -74,26 +74,34 @@ KEYS_HELP = ("→/n/space next step · ←/p previous · ]/N next turn · [/P pr
 
 
 def _read_key() -> str:
-    """One key press from the terminal (escape sequences for the arrows read whole)."""
-    import termios
-    import tty
-
-    fd = sys.stdin.fileno()
-    saved = termios.tcgetattr(fd)
-    try:
-        tty.setraw(fd)
-        key = sys.stdin.read(1)
-        if key == "\x1b":
-            key += sys.stdin.read(2)
-            if key[-1] in "0123456789":
-                key += sys.stdin.read(1)
-    finally:
-        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+    """One key press (the terminal is in cbreak mode; the arrows' escape sequences read whole)."""
+    key = sys.stdin.read(1)
+    if key == "\x1b":
+        key += sys.stdin.read(2)
+        if key[-1] in "0123456789":
+            key += sys.stdin.read(1)
     return key
 
 
 def _interactive(console: Console, steps: list[Step], names: Sequence[str], as_seat: int | None,
                  outcome: str, start: int) -> None:
+    """Step through ``steps`` with the keyboard. The terminal stays in cbreak mode for the
+    whole session (so keys typed quickly are kept, not flushed), cooked only to type a turn."""
+    import termios
+    import tty
+
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    tty.setcbreak(fd, termios.TCSANOW)
+    try:
+        _step_through(console, steps, names, as_seat, outcome, start, lambda: termios.tcsetattr(
+            fd, termios.TCSANOW, saved), lambda: tty.setcbreak(fd, termios.TCSANOW))
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def _step_through(console: Console, steps: list[Step], names: Sequence[str], as_seat: int | None, outcome: str,
+                  start: int, cooked: Callable[[], object], cbreak: Callable[[], object]) -> None:
     index = start
     turns = sorted({s.turn for s in steps})
     while True:
@@ -121,7 +129,11 @@ def _interactive(console: Console, steps: list[Step], names: Sequence[str], as_s
         elif key in ("\x1b[F", "\x1b[4~", "G"):
             index = len(steps) - 1
         elif key == "g":
-            answer = console.input(f"turn ({turns[0]}..{turns[-1]}): ").strip()
+            cooked()
+            try:
+                answer = console.input(f"turn ({turns[0]}..{turns[-1]}): ").strip()
+            finally:
+                cbreak()
             if answer.isdigit():
                 index = next((s.index for s in steps if s.turn >= int(answer)), len(steps) - 1)
 
@@ -158,14 +170,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
         shown = [s for s in steps if s.turn == args.turn]
     else:
         shown = steps
-    terminal = Console()
+    terminal = QuietConsole()
     interactive = (terminal.is_terminal and sys.stdin.isatty() and not args.all and not args.moves_only
                    and bool(steps))
     if interactive:
         _interactive(terminal, steps, names, args.as_seat, outcome, shown[0].index if shown else 0)
         return OK
     # Piped: full width (nothing cropped), every step asked for.
-    console = terminal if terminal.is_terminal else Console(width=100_000, soft_wrap=True)
+    console = terminal if terminal.is_terminal else QuietConsole(width=100_000, soft_wrap=True)
     for step in shown:
         if args.moves_only:
             console.print(_move_line(step, names), markup=False, highlight=False)

@@ -46,7 +46,7 @@ def test_json_outputs_parse(league: Path, args: list[str]) -> None:
 @pytest.mark.parametrize("args", [
     ["doctor", "--json"], ["doctor"], ["leaderboard", "--db", "league.db", "--format", "csv"],
     ["leaderboard", "--db", "league.db", "--format", "json"], ["games", "--db", "league.db"],
-    ["games", "--db", "league.db", "--json"],
+    ["games", "--db", "league.db", "--json"], ["leaderboard", "--db", "league.db"],
 ], ids=lambda a: " ".join(a[:3]))
 def test_a_reader_that_left_gets_no_traceback(league: Path, args: list[str]) -> None:
     read, write = os.pipe()
