@@ -159,6 +159,18 @@ def check_bot(manifest: BotManifest, *, games: int = 3, seed: int = 7,
                             f"make the version in Hello and in bot.toml the same ({manifest.version!r} or "
                             f"{version!r}): the store records the manifest's, results show Hello's"
                             if mismatch else "", warning=mismatch))
+    elif crash and not botlogs.crash_summary(crash[2]) and any("exited with code 0 before connecting" in f
+                                                             for f in crash[0].result.match.seats[crash[1]].report.faults):
+        # Not a crash: it ended cleanly without ever connecting (e.g. it never called run()).
+        run, seat, tail, log = crash
+        checks.append(Check("handshake", False, "the bot exited with status 0 before connecting: it never sent Hello"
+                            + (f"; its log: {log}" if log else ""),
+                            "start the SDK's loop (e.g. MyBot().run()), or read SPITE_ADDRESS and SPITE_TOKEN "
+                            "and send Hello(token, name, version, protocol_version=1) first (docs/protocol.md)",
+                            notes=tail))
+        for name in ("legal moves", "time limits", "rejection", "several games", "presets", "clean exit"):
+            checks.append(skipped(name, "the bot never connected"))
+        return checks
     elif crash:
         checks.append(skipped("handshake", "the bot crashed before its Hello (see crash)"))
     else:
@@ -185,20 +197,24 @@ def check_bot(manifest: BotManifest, *, games: int = 3, seed: int = 7,
     bad = [f for r in reports for f in r.faults if "illegal move" in f or "malformed" in f.lower()
            or "move_index" in f or "plan" in f or "expected an Action" in f or "does not exist" in f]
     decisions = sum(r.decisions for r in reports)
-    checks.append(Check("legal moves", not bad,
-                        f"{decisions} decisions, no illegal or malformed action" if not bad else bad[0][:300],
-                        "answer with one of observation.legal_moves (by index or value), echoing decision_id"))
+    if decisions == 0 and not bad:
+        why = "the bot made no decision (see the checks above and below)"
+        checks += [skipped("legal moves", why), skipped("time limits", why)]
+    else:
+        checks.append(Check("legal moves", not bad,
+                            f"{decisions} decisions, no illegal or malformed action" if not bad else bad[0][:300],
+                            "answer with one of observation.legal_moves (by index or value), echoing decision_id"))
 
-    # the kit's own forced timeout in the main match, if the bot got that far
-    probe_faults = 1 if main.reports[0].decisions >= PROBE_DECISION else 0
-    timeouts = max(0, sum(r.timeouts for r in reports) - probe_faults)
-    times = sorted(t for r in reports for t in r.decision_us)
-    p50 = times[len(times) // 2] / 1000 if times else 0.0
-    p99 = times[min(len(times) - 1, int(0.99 * len(times)))] / 1000 if times else 0.0
-    checks.append(Check("time limits", timeouts == 0,
-                        f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, limit {time_control.decision_ms} ms per decision"
-                        + ("" if timeouts == 0 else f"; {timeouts} timeout(s)"),
-                        "answer each DecisionRequest within deadline_ms; check the bot's own clock"))
+        # the kit's own forced timeout in the main match, if the bot got that far
+        probe_faults = 1 if main.reports[0].decisions >= PROBE_DECISION else 0
+        timeouts = max(0, sum(r.timeouts for r in reports) - probe_faults)
+        times = sorted(t for r in reports for t in r.decision_us)
+        p50 = times[len(times) // 2] / 1000 if times else 0.0
+        p99 = times[min(len(times) - 1, int(0.99 * len(times)))] / 1000 if times else 0.0
+        checks.append(Check("time limits", timeouts == 0,
+                            f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, limit {time_control.decision_ms} ms per decision"
+                            + ("" if timeouts == 0 else f"; {timeouts} timeout(s)"),
+                            "answer each DecisionRequest within deadline_ms; check the bot's own clock"))
 
     main_report = main.reports[0]
     survived = main_report.timeouts == probe_faults and main_report.decisions > PROBE_DECISION and \

@@ -74,3 +74,13 @@ def test_the_tournament_failing_bots_panel_shows_the_crash_and_its_log(league: P
     assert "crashed: ValueError: crashy gives up at decision 20 (crashy.py line" in run.stdout
     log = re.search(r"log: (\S+\.log)", run.stdout)
     assert log and Path(log.group(1)).is_file()
+
+
+def test_check_bot_on_a_bot_that_never_connects_fails_the_handshake_only(tmp_path: Path) -> None:
+    (tmp_path / "idle.py").write_text('print("hello, I forgot to play")\n')
+    run = spite("check-bot", "idle.py", cwd=tmp_path)
+    assert run.returncode == 1
+    fails = [line for line in run.stdout.splitlines() if line.startswith("FAIL")]
+    assert fails == [line for line in fails if line.startswith("FAIL  handshake ")] and len(fails) == 1
+    assert "exited with status 0 before connecting" in fails[0] and "| hello, I forgot to play" in run.stdout
+    assert "1 passed, 1 failed, 6 not run" in run.stdout
