@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.live import Live
 
@@ -121,20 +122,36 @@ def _print_match(console: Console, summary: dict[str, Any], replay_dir: Path | N
     seats = summary["seats"]
     names = [s["name"] for s in seats]
     games = summary["games"]
-    table = Table(title=f"match {summary['match_id']} · {summary['rules']} · {len(games)} "
-                        f"game{'s' if len(games) != 1 else ''}")
-    for column in ("seat", "bot", "points", "wins", "status", "faults", "decisions", "p50 ms", "p99 ms"):
-        table.add_column(column, no_wrap=True, justify="left" if column in ("bot", "status") else "right")
     wins = [0] * len(seats)
     for game in games:
         for s in game["outcome"]["winners"]:
             wins[s] += 1
+    cells: dict[str, list[str]] = {"seat": [], "bot": [], "points": [], "wins": [], "status": [], "faults": [],
+                                   "decisions": [], "p50 ms": [], "p99 ms": [], "ms p50/p99": []}
     for s in seats:
         faults = s["timeouts"] + s["illegal_moves"] + s["malformed"] + s["crashes"]
-        table.add_row(str(s["seat"]), s["name"], str(summary["points"][s["seat"]] if summary["points"] else 0),
-                      str(wins[s["seat"]]), s["status"], str(faults), str(s["decisions"]),
-                      f"{s['decision_us_p50'] / 1000:.2f}", f"{s['decision_us_p99'] / 1000:.2f}",
-                      style="red" if _failed(s) else None)
+        p50, p99 = s["decision_us_p50"] / 1000, s["decision_us_p99"] / 1000
+        for key, value in (("seat", str(s["seat"])), ("bot", s["name"]),
+                           ("points", str(summary["points"][s["seat"]] if summary["points"] else 0)),
+                           ("wins", str(wins[s["seat"]])), ("status", s["status"]), ("faults", str(faults)),
+                           ("decisions", str(s["decisions"])), ("p50 ms", f"{p50:.2f}"), ("p99 ms", f"{p99:.2f}"),
+                           ("ms p50/p99", f"{p50:.1f}/{p99:.1f}")):
+            cells[key].append(value)
+    layouts = (("seat", "bot", "points", "wins", "status", "faults", "decisions", "p50 ms", "p99 ms"),
+               ("seat", "bot", "points", "wins", "status", "faults", "decisions", "ms p50/p99"),
+               ("seat", "bot", "points", "wins", "faults", "decisions", "ms p50/p99"),
+               ("seat", "bot", "points", "wins", "faults", "decisions"))
+    widths = {k: max([cell_len(k)] + [cell_len(v) for v in values]) for k, values in cells.items()}
+    keys = next((layout for layout in layouts if sum(widths[k] + 3 for k in layout) + 1 <= console.width),
+                layouts[-1])  # the widest that fits: numbers are never cut
+    table = Table(title=f"match {summary['match_id']} · {summary['rules']} · {len(games)} "
+                        f"game{'s' if len(games) != 1 else ''}")
+    for key in keys:
+        numeric = key not in ("bot", "status")
+        table.add_column(key, no_wrap=True, justify="right" if numeric else "left",
+                         min_width=widths[key] if numeric else None, overflow="fold" if numeric else "ellipsis")
+    for i, s in enumerate(seats):
+        table.add_row(*(cells[k][i] for k in keys), style="red" if _failed(s) else None)
     console.print(table)
     if len(games) == 1 and games[0]["outcome"].get("offender") is None:
         outcome = games[0]["outcome"]

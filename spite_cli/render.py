@@ -85,5 +85,6 @@ def table(view: Observation, names: Sequence[str], title: str, recent: Sequence[
     if recent:
         lines.append(Text("last: " + "; ".join(recent[-6:]), style="dim"))
     if view.outcome is not None:
-        lines.append(Text(f"game over: {view.outcome.reason}", style="bold green"))
+        lines.append(Text(f"game over: {name_seats(view.outcome.reason, names, view.outcome.offender)}",
+                          style="bold green"))
     return Group(*lines)

@@ -84,3 +84,23 @@ def test_the_live_view_keeps_every_panel_in_80_by_24() -> None:
     assert all(len(line) <= 80 for line in lines)
     assert "recent:" in frame and "failing bots:" in frame and "crashed: ValueError: boom" in frame
     assert "... and" in frame  # the board gives up rows, not the other panels
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_the_play_result_table_cuts_no_number(width: int) -> None:
+    from spite_cli.play import _print_match
+
+    seat = {"status": "done", "timeouts": 0, "illegal_moves": 0, "malformed": 0, "crashes": 0, "faults": [],
+            "log_tail": [], "crash": ""}
+    summary = {"match_id": "abc", "rules": "standard", "points": [2, 1], "log_dir": "/tmp/logs",
+               "games": [{"outcome": {"winners": [0], "reason": "seat 0 emptied its stock", "offender": None}}] * 3,
+               "seats": [{**seat, "seat": 0, "name": "sampler-long", "decisions": 12345, "decision_us_p50": 5260,
+                          "decision_us_p99": 141530},
+                         {**seat, "seat": 1, "name": "planner", "decisions": 166, "decision_us_p50": 560,
+                          "decision_us_p99": 3530}]}
+    out = io.StringIO()
+    _print_match(Console(file=out, width=width, color_system=None), summary, None)
+    text = out.getvalue()
+    assert all(len(line) <= width for line in text.splitlines())
+    assert "12345" in text and "…" not in text
+    assert ("141.5" in text) == (width >= 80)  # the times go before any number is cut
