@@ -5,9 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
 
-from rich.console import Group
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.table import Table
 from rich.text import Text
 
@@ -17,7 +19,8 @@ FORMATS = ("table", "json", "csv", "markdown")
 
 
 def failing_lines(failing: Sequence[tuple[str, BotHealth]], limit: int = 5) -> list[Text]:
-    """The "failing bots" call-out: each bot with timeouts, bad moves or crashes, and its last fault."""
+    """The "failing bots" call-out: each bot with timeouts, bad moves or crashes, its last fault,
+    and for a crash the exception its own log shows and where that log is kept."""
     if not failing:
         return []
     lines = [Text("failing bots:", style="bold red")]
@@ -25,10 +28,14 @@ def failing_lines(failing: Sequence[tuple[str, BotHealth]], limit: int = 5) -> l
         if health.benched:
             lines.append(Text(f"  {name}: BENCHED, its remaining matches are not played: {health.benched[:160]}",
                               style="bold red"))
-            continue
-        lines.append(Text(f"  {name}: {health.timeouts} timeouts, {health.illegal_moves + health.malformed} illegal, "
-                          f"{health.crashes} crashes in {health.matches} matches; last: {health.last_fault[:120]}",
-                          style="red"))
+        else:
+            lines.append(Text(f"  {name}: {health.timeouts} timeouts, {health.illegal_moves + health.malformed} "
+                              f"illegal, {health.crashes} crashes in {health.matches} matches; "
+                              f"last: {health.last_fault[:120]}", style="red"))
+        if health.crash:
+            lines.append(Text(f"    crashed: {health.crash[:300]}", style="red"))
+        if health.log:
+            lines.append(Text(f"    log: {health.log}", style="dim"))
     if len(failing) > limit:
         lines.append(Text(f"  ... and {len(failing) - limit} more", style="red"))
     return lines
@@ -63,28 +70,149 @@ def _score(cell: dict[str, float] | None) -> str:
     return f"{score:g}/{int(cell['played'])}"
 
 
-def rich_table(board: Sequence[dict[str, Any]], title: str, show_points: bool, limit: int | None = None) -> Table:
-    table = Table(title=title, title_justify="left")
-    for i, header in enumerate(_headers(show_points)):
-        table.add_column(header, justify="left" if i == 1 else "right", no_wrap=i == 1)
-    for row in board[:limit]:
-        style = "red" if row["timeouts"] + row["crashes"] + row["illegal_moves"] + row["malformed"] else None
-        table.add_row(*_cells(row, show_points), style=style)
-    if limit is not None and len(board) > limit:
-        table.caption = f"... and {len(board) - limit} more"
-    return table
+@dataclass(frozen=True)
+class Column:
+    header: str
+    cell: Callable[[dict[str, Any]], str]
+    left: bool = False
 
 
-def rich_head_to_head(board: Sequence[dict[str, Any]], h2h: dict[str, dict[str, dict[str, float]]]) -> Table:
-    names = [row["name"] for row in board]
-    table = Table(title="head to head (win 1, draw 1/2)", title_justify="left",
-                  caption="the row's score against the column", caption_justify="left")
-    table.add_column("", no_wrap=True)
-    for name in names:
-        table.add_column(name, justify="right")
-    for a in names:
-        table.add_row(a, *(("·" if a == b else _score(h2h[a].get(b))) for b in names))
-    return table
+def _faults(row: dict[str, Any]) -> int:
+    return int(row["timeouts"] + row["illegal_moves"] + row["malformed"] + row["crashes"])
+
+
+COLUMNS: dict[str, Column] = {
+    "rank": Column("#", lambda r: str(r["rank"])),
+    "bot": Column("bot", lambda r: r["name"] + (" (benched)" if r.get("benched") else ""), left=True),
+    "mu": Column("mu", lambda r: f"{r['mu']:.2f}"),
+    "sigma": Column("sigma", lambda r: f"{r['sigma']:.2f}"),
+    "mu±σ": Column("mu±σ", lambda r: f"{r['mu']:.1f}±{r['sigma']:.1f}"),
+    "cons": Column("mu-3σ", lambda r: f"{r['conservative']:.2f}"),
+    "matches": Column("matches", lambda r: str(r["matches"])),
+    "W": Column("W", lambda r: str(r["wins"])),
+    "D": Column("D", lambda r: str(r["draws"])),
+    "L": Column("L", lambda r: str(r["losses"])),
+    "WDL": Column("W-D-L", lambda r: f"{r['wins']}-{r['draws']}-{r['losses']}"),
+    "points": Column("points", lambda r: str(r["points"])),
+    "winrate_ci": Column("win rate (95% CI)", _win_rate),
+    "winrate": Column("win%", lambda r: f"{r['win_rate']:.0%}"),
+    "timeouts": Column("timeouts", lambda r: str(r["timeouts"])),
+    "illegal": Column("illegal", lambda r: str(r["illegal_moves"] + r["malformed"])),
+    "crashes": Column("crashes", lambda r: str(r["crashes"])),
+    "faults": Column("faults", lambda r: str(_faults(r))),
+    "p50": Column("p50 ms", lambda r: f"{r['decision_ms_p50']:.2f}"),
+    "p99": Column("p99 ms", lambda r: f"{r['decision_ms_p99']:.2f}"),
+    "ms": Column("ms p50/p99", lambda r: f"{r['decision_ms_p50']:.1f}/{r['decision_ms_p99']:.1f}"),
+}
+
+LAYOUTS: tuple[tuple[str, ...], ...] = (
+    ("rank", "bot", "mu", "sigma", "cons", "matches", "W", "D", "L", "points", "winrate_ci", "timeouts", "illegal",
+     "crashes", "p50", "p99"),
+    ("rank", "bot", "mu", "sigma", "cons", "matches", "W", "D", "L", "points", "winrate_ci", "faults", "ms"),
+    ("rank", "bot", "cons", "mu±σ", "matches", "WDL", "points", "winrate_ci", "faults", "ms"),
+    ("rank", "bot", "cons", "mu±σ", "WDL", "points", "winrate", "faults", "ms"),
+    ("rank", "bot", "cons", "WDL", "points", "winrate", "faults"),
+    ("rank", "bot", "cons", "WDL", "faults"),
+)
+"""The leaderboard's columns from the widest layout to the narrowest (htop-style): the
+less important ones merge (W D L into W-D-L, the fault kinds into one count, mu and sigma
+into mu±σ) or go, so that no number is ever cut. The bot name is the one cell that may be
+shortened, in the narrowest layout only."""
+
+
+def layout_for(board: Sequence[dict[str, Any]], show_points: bool, width: int) -> tuple[str, ...]:
+    """The widest layout whose table fits in ``width`` cells (else the narrowest)."""
+    for layout in LAYOUTS:
+        keys = tuple(k for k in layout if show_points or k != "points")
+        if table_width(board, keys) <= width:
+            return keys
+    return tuple(k for k in LAYOUTS[-1] if show_points or k != "points")
+
+
+def table_width(board: Sequence[dict[str, Any]], keys: Sequence[str]) -> int:
+    """The width rich gives a table of these columns (one cell of padding each side, a border between)."""
+    total = len(keys) + 1
+    for key in keys:
+        column = COLUMNS[key]
+        total += 2 + max([cell_len(column.header)] + [cell_len(column.cell(row)) for row in board])
+    return total
+
+
+class FitTable:
+    """The leaderboard as a rich renderable that picks its columns for the width it is given."""
+
+    def __init__(self, board: Sequence[dict[str, Any]], title: str, show_points: bool,
+                 limit: int | None = None) -> None:
+        self.board = list(board)
+        self.title = title
+        self.show_points = show_points
+        self.limit = limit
+
+    def table(self, width: int) -> Table:
+        shown = self.board[:self.limit]
+        keys = layout_for(shown, self.show_points, width)
+        table = Table(title=self.title, title_justify="left")
+        for key in keys:
+            column = COLUMNS[key]
+            if column.left:
+                table.add_column(column.header, justify="left", no_wrap=True, overflow="ellipsis", min_width=6)
+            else:  # as wide as its widest cell: the name gives way, a number never does
+                need = max([cell_len(column.header)] + [cell_len(column.cell(row)) for row in shown])
+                table.add_column(column.header, justify="right", no_wrap=True, overflow="fold", min_width=need)
+        for row in shown:
+            style = "red" if _faults(row) else None
+            table.add_row(*(COLUMNS[k].cell(row) for k in keys), style=style)
+        if self.limit is not None and len(self.board) > self.limit:
+            table.caption = f"... and {len(self.board) - self.limit} more"
+        return table
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.table(options.max_width)
+
+
+def rich_table(board: Sequence[dict[str, Any]], title: str, show_points: bool, limit: int | None = None) -> FitTable:
+    """The leaderboard table, its columns chosen by the width it is drawn at."""
+    return FitTable(board, title, show_points, limit)
+
+
+class FitHeadToHead:
+    """Head to head; where the bots' names do not fit as column headers, the columns are
+    numbered by rank and the rows say which number is which bot."""
+
+    def __init__(self, board: Sequence[dict[str, Any]], h2h: dict[str, dict[str, dict[str, float]]]) -> None:
+        self.names = [row["name"] for row in board]
+        self.h2h = h2h
+
+    def table(self, width: int, numbered: bool) -> Table:
+        names = self.names
+        table = Table(title="head to head (win 1, draw 1/2)", title_justify="left",
+                      caption="the row's score against the column", caption_justify="left")
+        scores = [_score(self.h2h[a].get(b)) for a in names for b in names if a != b] or ["-"]
+        cell = max(cell_len(s) for s in scores)
+        headers = [str(i + 1) if numbered else name for i, name in enumerate(names)]
+        others = sum(max(cell, cell_len(h)) + 3 for h in headers) + 1
+        table.add_column("", no_wrap=True, overflow="ellipsis", min_width=4, max_width=max(4, width - others - 3))
+        for i, name in enumerate(names):
+            header = str(i + 1) if numbered else name
+            table.add_column(header, justify="right", no_wrap=True, overflow="fold",
+                             min_width=max(cell, cell_len(header)))
+        for i, a in enumerate(names):
+            label = f"{i + 1} {a}" if numbered else a
+            table.add_row(label, *(("·" if a == b else _score(self.h2h[a].get(b))) for b in names))
+        return table
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        names = self.names
+        scores = [_score(self.h2h[a].get(b)) for a in names for b in names if a != b] or ["-"]
+        cell = max(cell_len(s) for s in scores)
+        label = max([cell_len(n) for n in names] or [0])
+        full = label + 3 + sum(max(cell_len(n), cell) + 3 for n in names) + 1
+        yield self.table(width, numbered=full > width)
+
+
+def rich_head_to_head(board: Sequence[dict[str, Any]], h2h: dict[str, dict[str, dict[str, float]]]) -> FitHeadToHead:
+    return FitHeadToHead(board, h2h)
 
 
 def render(fmt: str, board: Sequence[dict[str, Any]], h2h: dict[str, dict[str, dict[str, float]]],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from rich.console import Group
@@ -17,6 +18,24 @@ def cards(values: Sequence[int]) -> str:
 
 def pile_top(pile: Sequence[int]) -> str:
     return f"{card_name(pile[-1])}({len(pile)})" if pile else "-"
+
+
+_SEAT = re.compile(r"\b[Ss]eat (\d+)\b(?! \()")
+
+
+def name_seats(text: str, names: Sequence[str], offender: int | None = None) -> str:
+    """``text`` with each bot named as well as its seat ("planner (seat 2) emptied its stock"),
+    and, when the text names no seat, the offending bot put first ("crashy (seat 0): ...")."""
+    def named(match: re.Match[str]) -> str:
+        seat = int(match.group(1))
+        if not 0 <= seat < len(names):
+            return match.group(0)
+        return f"{names[seat]} ({match.group(0)})"
+
+    result = _SEAT.sub(named, text)
+    if offender is not None and 0 <= offender < len(names) and result == text:
+        result = f"{names[offender]} (seat {offender}): {text}"
+    return result
 
 
 def describe_event(event: Event, names: Sequence[str] | None = None) -> str:
@@ -66,5 +85,6 @@ def table(view: Observation, names: Sequence[str], title: str, recent: Sequence[
     if recent:
         lines.append(Text("last: " + "; ".join(recent[-6:]), style="dim"))
     if view.outcome is not None:
-        lines.append(Text(f"game over: {view.outcome.reason}", style="bold green"))
+        lines.append(Text(f"game over: {name_seats(view.outcome.reason, names, view.outcome.offender)}",
+                          style="bold green"))
     return Group(*lines)

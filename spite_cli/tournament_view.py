@@ -20,6 +20,12 @@ from tournaments.views import PlainView, View
 from . import leaderboard
 
 
+def _one_line(text: Text) -> Text:
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text
+
+
 class LiveView:
     """A progress bar with ETA, the leaderboard as it stands, recent results, failing bots."""
 
@@ -38,13 +44,24 @@ class LiveView:
         self.live.start()
 
     def _render(self) -> Group:
+        """Everything, fitted to the window: one line per item (long ones end in an ellipsis,
+        never a wrapped line), the failing bots and at least two recent results kept, and the
+        leaderboard given the rows that are left (its columns fit the width by themselves)."""
+        height = max(10, self.console.height - 1)
+        failing = [_one_line(line) for line in leaderboard.failing_lines(self.failing, limit=3)]
+        recent = [_one_line(Text("  " + line, style="dim")) for line in self.recent]
+        table_overhead = 6  # title, header (3 lines), bottom border, "... and N more"
+        room = height - 1 - len(failing) - (1 + min(2, len(recent)) if recent else 0) - table_overhead
+        rows = max(1, min(15, room))
+        spare = max(0, room - len(self.board)) if self.board else height - 1 - len(failing) - 1
+        recent = recent[-min(6, min(2, len(recent)) + spare):] if recent else []
         parts: list[Any] = [self.progress]
         if self.board:
-            parts.append(leaderboard.rich_table(self.board, self.title, self.show_points, limit=15))
-        parts.extend(leaderboard.failing_lines(self.failing))
-        if self.recent:
+            parts.append(leaderboard.rich_table(self.board, self.title, self.show_points, limit=rows))
+        parts.extend(failing)
+        if recent:
             parts.append(Text("recent:", style="bold"))
-            parts.extend(Text("  " + line, style="dim") for line in self.recent)
+            parts.extend(recent)
         return Group(*parts)
 
     def started(self, total: int, done: int) -> None:

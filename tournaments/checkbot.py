@@ -2,31 +2,37 @@
 
 The conformance kit (in the spirit of PettingZoo's ``api_test`` and Gymnasium's
 ``check_env``): it builds the bot, plays it against the reference opponent (the greedy
-sample bot) through a real referee across the presets that stress a client
-(2, 3 and 4 players, partners, skip-bo, open-stock), and prints one line per check,
-pass or fail, with what to fix. Exit status 1 if any check fails.
+sample bot) through a real referee, first a main match under the rules asked for
+(``--rules``, default standard), then across the variants that stress a client (3 and 4
+players, partners, skip-bo, open-stock), and reports one line per check -- PASS, FAIL with
+what to fix, or SKIP when an earlier failure left nothing to judge. A bot that crashes
+fails one check, ``crash``, which shows its exception, where it was raised and the last
+lines of its log; the checks that need a finished match are then skipped.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from referee.local import LocalMatch, play_local_match
+from referee.manifest import BotManifest, ManifestError, resolve_bot
 from referee.match import MatchConfig, Policy, TimeControl
-from spite_engine import parse_rules
+from spite_engine import RulesError, parse_rules
 
-from referee.manifest import BotManifest, ManifestError, load_manifest, resolve_bot
+from . import botlogs
 
 # The presets a client must handle, and which seats the bot takes in each.
 PRESET_SEATS: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("3p", (1,)), ("4p", (0, 3)), ("partners", (1, 3)), ("skip-bo", (1,)), ("open-stock", (0,)))
 PROBE_DECISION = 3
 """The bot's decision that the referee closes at once, to see it survive the rejection."""
+
+Status = Literal["PASS", "FAIL", "SKIP"]
 
 
 @dataclass
@@ -35,10 +41,33 @@ class Check:
     passed: bool
     detail: str
     fix: str = ""
+    skipped: bool = False
+    """The check could not run (an earlier failure left nothing to judge): neither pass nor fail."""
+    notes: list[str] = field(default_factory=list)
+    """More lines under the check (a crashed bot's last log lines)."""
+    warning: bool = False
+    """Passed, with something to look at (e.g. two versions)."""
+
+    @property
+    def status(self) -> Status:
+        return "SKIP" if self.skipped else "PASS" if self.passed else "FAIL"
+
+    @property
+    def failed(self) -> bool:
+        return not self.passed and not self.skipped
 
     def line(self) -> str:
-        text = f"{'PASS' if self.passed else 'FAIL'}  {self.name:<14} {self.detail}"
-        return text + (f"\n      fix: {self.fix}" if not self.passed and self.fix else "")
+        text = f"{self.status}  {self.name:<14} {self.detail}"
+        text += "".join(f"\n      | {note}" for note in self.notes)
+        return text + (f"\n      fix: {self.fix}" if (self.failed or self.warning) and self.fix else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status, "detail": self.detail,
+                "fix": self.fix if self.failed or self.warning else "", "notes": self.notes}
+
+
+def skipped(name: str, why: str) -> Check:
+    return Check(name, False, f"not run: {why}", skipped=True)
 
 
 @dataclass
@@ -61,10 +90,46 @@ def _play(bot: BotManifest, reference: BotManifest, rules: str, seats: tuple[int
     return run
 
 
+def preset_specs(rules: str) -> list[tuple[str, tuple[int, ...]]]:
+    """The variants to try after the main match under ``rules``: each preset of
+    :data:`PRESET_SEATS` joined to ``rules`` where that makes a playable game different from it."""
+    if rules.strip().lower() == "standard":
+        return list(PRESET_SEATS)
+    main = parse_rules(rules)
+    found: list[tuple[str, tuple[int, ...]]] = []
+    for preset, seats in PRESET_SEATS:
+        spec = f"{rules}+{preset}"
+        try:
+            parsed = parse_rules(spec)
+        except RulesError:
+            continue
+        if parsed == main or max(seats) >= parsed.players or spec in (s for s, _ in found):
+            continue
+        found.append((spec, seats))
+    return found
+
+
+def _crash(runs: list[Run]) -> tuple[Run, int, list[str], Path | None] | None:
+    """The first run where the bot crashed: the run, the seat, its log's tail and the log."""
+    for run in runs:
+        for seat, report in zip(run.seats, run.reports):
+            if report.crashes or report.status == "error":
+                log = run.result.logs[seat]
+                return run, seat, botlogs.tail(log), log
+    return None
+
+
 def check_bot(manifest: BotManifest, *, games: int = 3, seed: int = 7,
-              time_control: TimeControl | None = None, log_dir: Path | None = None) -> list[Check]:
-    """Run every check; the result is one :class:`Check` per line of the report."""
+              time_control: TimeControl | None = None, log_dir: Path | None = None,
+              rules: str = "standard") -> list[Check]:
+    """Run every check; the result is one :class:`Check` per line of the report.
+
+    The bot's logs go to ``log_dir`` (by default a new temporary directory, kept: a crash
+    names its log there). ``rules`` is the main match's rule set (a Skip-Bo-only bot gives
+    ``skip-bo``); the variant checks build on it. Raises ``RulesError`` for bad ``rules``."""
     time_control = time_control or TimeControl()
+    parse_rules(rules)
+    log_dir = log_dir or Path(tempfile.mkdtemp(prefix="spite-check-bot-"))
     checks: list[Check] = []
     started = time.monotonic()
     try:
@@ -74,37 +139,82 @@ def check_bot(manifest: BotManifest, *, games: int = 3, seed: int = 7,
                       "make the manifest's build command succeed in its directory")]
     checks.append(Check("build", True, f"{manifest.build or 'no build step'} ({time.monotonic() - started:.1f} s)"))
     reference = resolve_bot("greedy")
-    main = _play(manifest, reference, "standard", (0,), games, seed, time_control, True, log_dir)
-    others = [_play(manifest, reference, rules, seats, 1, seed + i, time_control, False, log_dir)
-              for i, (rules, seats) in enumerate(PRESET_SEATS)]
+    main = _play(manifest, reference, rules, (0,), games, seed, time_control, True, log_dir)
+    crash = _crash([main])
+    others = [] if crash else [_play(manifest, reference, spec, seats, 1, seed + i, time_control, False, log_dir)
+                               for i, (spec, seats) in enumerate(preset_specs(rules))]
     runs = [main, *others]
+    crash = crash or _crash(others)
     reports = [r for run in runs for r in run.reports]
     games_played = [g for run in runs for g in run.result.match.results]
 
     connected = all(r.status != "pending" for r in reports) and \
         not any("before connecting" in f or "did not connect" in f for r in reports for f in r.faults)
-    checks.append(Check("handshake", connected,
-                        f"connected in {len(runs)} matches as {reports[0].name!r} version {reports[0].version!r}"
-                        if connected else "; ".join(f for r in reports for f in r.faults)[:300],
-                        "read SPITE_ADDRESS and SPITE_TOKEN from the environment; send Hello(token, name, "
-                        "version, protocol_version=1) first (docs/protocol.md)"))
+    if connected:
+        version = reports[0].version
+        mismatch = bool(version) and bool(manifest.version) and version != manifest.version
+        checks.append(Check("handshake", True,
+                            f"connected in {len(runs)} match(es) as {reports[0].name!r} version {version!r}"
+                            + (f"; WARNING: its bot.toml says version {manifest.version!r}" if mismatch else ""),
+                            f"make the version in Hello and in bot.toml the same ({manifest.version!r} or "
+                            f"{version!r}): the store records the manifest's, results show Hello's"
+                            if mismatch else "", warning=mismatch))
+    elif crash and not botlogs.crash_summary(crash[2]) and any("exited with code 0 before connecting" in f
+                                                             for f in crash[0].result.match.seats[crash[1]].report.faults):
+        # Not a crash: it ended cleanly without ever connecting (e.g. it never called run()).
+        run, seat, tail, log = crash
+        checks.append(Check("handshake", False, "the bot exited with status 0 before connecting: it never sent Hello"
+                            + (f"; its log: {log}" if log else ""),
+                            "start the SDK's loop (e.g. MyBot().run()), or read SPITE_ADDRESS and SPITE_TOKEN "
+                            "and send Hello(token, name, version, protocol_version=1) first (docs/protocol.md)",
+                            notes=tail))
+        for name in ("legal moves", "time limits", "rejection", "several games", "presets", "clean exit"):
+            checks.append(skipped(name, "the bot never connected"))
+        return checks
+    elif crash:
+        checks.append(skipped("handshake", "the bot crashed before its Hello (see crash)"))
+    else:
+        checks.append(Check("handshake", False, "; ".join(f for r in reports for f in r.faults)[:300],
+                            "read SPITE_ADDRESS and SPITE_TOKEN from the environment; send Hello(token, name, "
+                            "version, protocol_version=1) first (docs/protocol.md)"))
+
+    if crash:
+        run, seat, tail, log = crash
+        report = run.result.match.seats[seat].report
+        fault = next((f for f in report.faults), "it stopped")
+        exception = botlogs.crash_summary(tail)
+        where = f"in the {run.rules} match after {report.decisions} decisions"
+        checks.append(Check("crash", False,
+                            f"{exception or fault} -- {where}" + (f"; whole log: {log}" if log else ""),
+                            "the bot stopped with an error: its log (the lines under this check) shows where; "
+                            "fix it there (run it by hand with SPITE_ADDRESS/SPITE_TOKEN to debug)",
+                            notes=tail if not exception or len(tail) > 1 else []))
+        why = f"the bot crashed {where}"
+        for name in ("legal moves", "time limits", "rejection", "several games", "presets", "clean exit"):
+            checks.append(skipped(name, why))
+        return checks
 
     bad = [f for r in reports for f in r.faults if "illegal move" in f or "malformed" in f.lower()
            or "move_index" in f or "plan" in f or "expected an Action" in f or "does not exist" in f]
     decisions = sum(r.decisions for r in reports)
-    checks.append(Check("legal moves", not bad,
-                        f"{decisions} decisions, no illegal or malformed action" if not bad else bad[0][:300],
-                        "answer with one of observation.legal_moves (by index or value), echoing decision_id"))
+    if decisions == 0 and not bad:
+        why = "the bot made no decision (see the checks above and below)"
+        checks += [skipped("legal moves", why), skipped("time limits", why)]
+    else:
+        checks.append(Check("legal moves", not bad,
+                            f"{decisions} decisions, no illegal or malformed action" if not bad else bad[0][:300],
+                            "answer with one of observation.legal_moves (by index or value), echoing decision_id"))
 
-    probe_faults = 1  # the kit's own forced timeout in the main match
-    timeouts = sum(r.timeouts for r in reports) - probe_faults
-    times = sorted(t for r in reports for t in r.decision_us)
-    p50 = times[len(times) // 2] / 1000 if times else 0.0
-    p99 = times[min(len(times) - 1, int(0.99 * len(times)))] / 1000 if times else 0.0
-    checks.append(Check("time limits", timeouts == 0,
-                        f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, limit {time_control.decision_ms} ms per decision"
-                        + ("" if timeouts == 0 else f"; {timeouts} timeout(s)"),
-                        "answer each DecisionRequest within deadline_ms; check the bot's own clock"))
+        # the kit's own forced timeout in the main match, if the bot got that far
+        probe_faults = 1 if main.reports[0].decisions >= PROBE_DECISION else 0
+        timeouts = max(0, sum(r.timeouts for r in reports) - probe_faults)
+        times = sorted(t for r in reports for t in r.decision_us)
+        p50 = times[len(times) // 2] / 1000 if times else 0.0
+        p99 = times[min(len(times) - 1, int(0.99 * len(times)))] / 1000 if times else 0.0
+        checks.append(Check("time limits", timeouts == 0,
+                            f"p50 {p50:.1f} ms, p99 {p99:.1f} ms, limit {time_control.decision_ms} ms per decision"
+                            + ("" if timeouts == 0 else f"; {timeouts} timeout(s)"),
+                            "answer each DecisionRequest within deadline_ms; check the bot's own clock"))
 
     main_report = main.reports[0]
     survived = main_report.timeouts == probe_faults and main_report.decisions > PROBE_DECISION and \
@@ -124,8 +234,9 @@ def check_bot(manifest: BotManifest, *, games: int = 3, seed: int = 7,
 
     other_faults = [f for run in others for r in run.reports for f in r.faults]
     checks.append(Check("presets", not other_faults,
-                        ", ".join(f"{run.rules}" for run in others) + f": {len(games_played) - len(main_games)} "
-                        "games, no faults" if not other_faults else other_faults[0][:300],
+                        (", ".join(f"{run.rules}" for run in others) + f": {len(games_played) - len(main_games)} "
+                         "games, no faults" if others else f"no variant of {rules} to try")
+                        if not other_faults else other_faults[0][:300],
                         "use rules.players, rules.stock_of(seat) and the observation's piles, not fixed sizes"))
 
     exits = [run.result.exits[s] for run in runs for s in run.seats]
@@ -140,29 +251,3 @@ def check_bot(manifest: BotManifest, *, games: int = 3, seed: int = 7,
         checks.append(Check("stdout", not stray, "no stray output on stdout" if not stray else stray[0][:300],
                             "stdout carries only protocol lines: write logs to stderr"))
     return checks
-
-
-def cmd_check_bot(args: argparse.Namespace) -> int:
-    try:
-        manifest = load_manifest(args.manifest) if Path(args.manifest).exists() else resolve_bot(args.manifest)
-    except ManifestError as error:
-        print(f"FAIL  manifest       {error}")
-        return 1
-    print(f"checking {manifest.name} {manifest.version} ({manifest.transport}) against the greedy reference bot")
-    checks = check_bot(manifest, games=args.games, log_dir=Path(args.log_dir) if args.log_dir else None,
-                       time_control=TimeControl(decision_ms=args.decision_ms))
-    for check in checks:
-        print(check.line(), flush=True)
-    failed = [c for c in checks if not c.passed]
-    print(f"{len(checks) - len(failed)} passed, {len(failed)} failed")
-    return 1 if failed else 0
-
-
-def register(sub: Any) -> None:
-    parser = sub.add_parser("check-bot", help="check that a bot is ready for a tournament (conformance kit)")
-    parser.add_argument("manifest", help="the bot's bot.toml (or its directory, or a sample bot name)")
-    parser.add_argument("--games", type=int, default=3, help="games in the main match (default 3)")
-    parser.add_argument("--decision-ms", type=int, default=TimeControl.decision_ms,
-                        help="per-decision limit to check against (default 1000)")
-    parser.add_argument("--log-dir", help="keep the bot's logs here")
-    parser.set_defaults(func=cmd_check_bot)

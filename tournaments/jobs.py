@@ -88,6 +88,10 @@ class SeatSummary:
     cpu_us_p50: int = 0
     cpu_us_p99: int = 0
     cpu_us_total: int = 0
+    crash: str = ""
+    """When the bot crashed: the exception and where it was raised, from its log's last lines."""
+    log: str = ""
+    """When the bot crashed: the path of its whole (capped) log."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SeatSummary:
@@ -95,14 +99,15 @@ class SeatSummary:
                    int(data["timeouts"]), int(data["illegal_moves"]), int(data["malformed"]), int(data["crashes"]),
                    int(data["decisions"]), int(data["decision_us_p50"]), int(data["decision_us_p99"]),
                    tuple(str(f) for f in data["faults"]), int(data.get("cpu_us_p50", 0)),
-                   int(data.get("cpu_us_p99", 0)), int(data.get("cpu_us_total", 0)))
+                   int(data.get("cpu_us_p99", 0)), int(data.get("cpu_us_total", 0)), str(data.get("crash", "")),
+                   str(data.get("log", "")))
 
     def to_dict(self) -> dict[str, Any]:
         return {"seat": self.seat, "name": self.name, "version": self.version, "status": self.status.value,
                 "timeouts": self.timeouts, "illegal_moves": self.illegal_moves, "malformed": self.malformed,
                 "crashes": self.crashes, "decisions": self.decisions, "decision_us_p50": self.decision_us_p50,
                 "decision_us_p99": self.decision_us_p99, "faults": list(self.faults), "cpu_us_p50": self.cpu_us_p50,
-                "cpu_us_p99": self.cpu_us_p99, "cpu_us_total": self.cpu_us_total}
+                "cpu_us_p99": self.cpu_us_p99, "cpu_us_total": self.cpu_us_total, "crash": self.crash, "log": self.log}
 
 
 @dataclass(frozen=True)

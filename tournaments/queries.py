@@ -330,7 +330,7 @@ class Queries:
     def _row(self, ref: int | str | None) -> TournamentRow:
         found = self.store.tournament(ref)
         if found is None:
-            which = f"tournament {ref!r}" if ref not in (None, "") else "no tournament"
+            which = f"no tournament {ref!r}" if ref not in (None, "") else "no tournament"
             raise NotFound(f"{which} in {self.store.path}")
         return found
 

@@ -195,6 +195,10 @@ class RunSummary:
     elapsed_s: float
     board: list[dict[str, Any]] = field(default_factory=list)
     failing: list[tuple[str, BotHealth]] = field(default_factory=list)
+    played: int = 0
+    """Matches this run played (``done`` counts earlier runs' too, after a resume)."""
+    platform_void: int = 0
+    """Matches this run made void because the platform failed (not a bot: a benched bot's are not counted)."""
 
 
 class Runner:
@@ -214,6 +218,8 @@ class Runner:
         self.queue: deque[MatchRow] = deque()
         self.failures: dict[int, int] = {}
         self.running: set[int] = set()
+        self.played = 0
+        self.platform_void = 0
 
     def _load(self) -> None:
         """Rate and count what the store already holds (a resumed run)."""
@@ -255,7 +261,8 @@ class Runner:
         counts = self.store.counts(self.tournament_id)
         self.store.set_status(self.tournament_id, "finished")
         return RunSummary(self.tournament_id, "finished", counts["done"], counts["void"], self.rounds,
-                       time.perf_counter() - started, self._board(), self.standings.failing())
+                          time.perf_counter() - started, self._board(), self.standings.failing(), self.played,
+                          self.platform_void)
 
     def _another_round(self) -> bool:
         """The stop rule, checked when every journaled match is finished: journal one more round?"""
@@ -272,6 +279,13 @@ class Runner:
         self.view.total(sum(self.store.counts(self.tournament_id).values()))
         return True
 
+    def log_dir(self) -> Path:
+        """Where the bots' logs go: the file's ``log_dir``, else next to the store (``spite.db-logs/ID``),
+        so a crashing bot's traceback is always kept and the failing-bots panel can name it."""
+        if self.config.log_dir:
+            return self.config.log_dir.resolve()
+        return Path(str(self.store.path.resolve()) + "-logs") / str(self.tournament_id)
+
     def job(self, match: MatchRow) -> MatchJob:
         config = self.config
         fingerprints = {b["name"]: b["fingerprint"] for b in self.store.bots(self.tournament_id)}
@@ -280,7 +294,7 @@ class Runner:
             bots=tuple(SeatJob(config.bot_specs[name], fingerprints.get(name, "")) for name in match.bots),
             time_control=config.time_control, games=match.max_games, seed=match.seed, policy=config.policy,
             bot_seed=match.bot_seed, replay_dir=str(config.replay_dir.resolve()) if config.replay_dir else None,
-            log_dir=str(config.log_dir.resolve()) if config.log_dir else None, thinking=config.thinking,
+            log_dir=str(self.log_dir()), thinking=config.thinking,
             # never readable by a sandboxed bot, even where a bot's readable directory holds them
             hide=tuple(str(self.store.path.resolve()) + suffix for suffix in ("", "-wal", "-shm", "-journal")))
 
@@ -311,8 +325,13 @@ class Runner:
         points = summary.points
         rows = self.frontier.finish(match.ordinal, match.entrants, points)
         self.store.record(match, result, rows)
+        self.played += 1
         finished = self.store.finished_match(match.id)
         self.standings.add(finished)
+        for seat in summary.seats:
+            if seat.crash and seat.name in self.standings.health:
+                health = self.standings.health[seat.name]
+                health.crash, health.log = seat.crash, seat.log
         faults = [f"{s.name}: {f}" for s in summary.seats for f in s.faults[:1]]
         self.view.finished(match, f"{describe(match, points, len(summary.games))} · {result.elapsed_s:.2f} s", faults)
         self.view.update(self._board(), self.standings)
@@ -352,6 +371,7 @@ class Runner:
         self.store.add_incident(self.tournament_id, match.id, "void", error, True)
         rows = self.frontier.finish(match.ordinal, None, None)
         self.store.mark_void(match, error, rows)
+        self.platform_void += 1
         self.view.finished(match, f"round {match.round} deal {match.unit}.{match.rotation} · VOID after "
                                   f"{tries} tries", [error[:300]])
 

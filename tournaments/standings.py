@@ -54,6 +54,10 @@ class BotHealth:
     last_fault: str = ""
     benched: str = ""
     """Why the runner benched it (empty: not benched)."""
+    crash: str = ""
+    """Its last crash as its own log tells it: the exception and where (this run only)."""
+    log: str = ""
+    """Its log from the match of that crash (the whole capped log)."""
 
     @property
     def faults(self) -> int:

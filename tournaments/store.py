@@ -365,6 +365,7 @@ class Store:
                 raise StoreError(f"{self.path}: cannot create its folder: {error.strerror or error}") from None
             if self.path.is_dir():
                 raise StoreError(f"{self.path} is a directory, not a results store")
+            _check_existing(self.path)  # a damaged or foreign file is refused before a lock file appears beside it
             try:
                 self._lock = _WriterLock(self.path)
             except OSError as error:

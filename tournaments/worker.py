@@ -45,6 +45,8 @@ async def play(job: MatchJob, worker: str = "") -> JobResult:
     from referee.match import MatchConfig
     from spite_engine import parse_rules
 
+    from . import botlogs
+
     started = time.perf_counter()
     worker = worker or worker_name()
     try:
@@ -65,7 +67,12 @@ async def play(job: MatchJob, worker: str = "") -> JobResult:
     except Exception as error:  # a worker failure (not the bots'): the runner retries, then voids
         return JobResult.failure(job.match_id, worker, f"{type(error).__name__}: {error}")
     match = local.match
-    summary = MatchSummary.from_dict(match.summary())
+    raw = match.summary()
+    for seat, log in zip(raw["seats"], local.logs):  # a crash's traceback, for the failing-bots panel
+        if seat["crashes"] and log is not None:
+            seat["log"] = str(log)
+            seat["crash"] = botlogs.crash_summary(botlogs.tail(log)) or " | ".join(botlogs.tail(log, 2))
+    summary = MatchSummary.from_dict(raw)
     if summary.state is MatchState.VOID:
         return JobResult(job.match_id, worker, False, summary, f"void: {summary.void_reason}", platform_fault=True)
     if summary.state is not MatchState.FINISHED or not summary.points:

@@ -118,8 +118,9 @@ def test_a_faulty_bots_faults_and_their_reasons(tmp_path: Path) -> None:
     path = write_tournament(tmp_path, "faulty", bots=["greedy", str(manifest)], rounds=1, parallel=2,
                             policy="substitute")
     # A process of its own: the browser tests' Playwright keeps an event loop in this thread.
-    subprocess.run([sys.executable, "-m", "spite_cli.main", "tournament", str(path), "--db", str(tmp_path / "f.db"),
-                    "--plain"], check=True, capture_output=True, timeout=300)
+    done = subprocess.run([sys.executable, "-m", "spite_cli.main", "tournament", str(path), "--db",
+                           str(tmp_path / "f.db"), "--plain"], capture_output=True, timeout=300)
+    assert done.returncode == 1, done.stderr  # exit 1: a bot failed (the faulty one), the league was played
     with Queries.open(tmp_path / "f.db") as q:
         bot = q.bot("hostile-bad-move")
         assert bot.standing.illegal_moves + bot.standing.malformed > 0 and bot.faults
