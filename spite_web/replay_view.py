@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.replay import Replay
-from spite_engine import EventKind, GameState, Observation, RuleSet, observe, observe_public
+from referee.replay import Replay, move_notes
+from spite_engine import GameState, Observation, RuleSet, observe, observe_public
 
 
 class ViewError(ValueError):
@@ -58,14 +58,14 @@ def viewer_data(replay: Replay, as_seat: int | None = None, *, source: str = "")
         raise ViewError(f"as_seat must be 0..{rules.players - 1}, got {as_seat}")
     names = [s.get("name", f"seat {s.get('seat', i)}") for i, s in enumerate(replay.header.get("seats", []))]
     names += [f"seat {i}" for i in range(len(names), rules.players)]
-    move_meta = [meta for meta, event in zip(replay.meta, record.events) if event.kind == EventKind.MOVE]
+    move_meta = move_notes(replay, as_seat)  # debug strings blanked where as_seat may not see them
     state = GameState.new(rules, record.seed, record.first_seat)
     frames, moves = [], []
     for step, (seat, move) in enumerate(record.moves):
         frames.append(frame(state, as_seat))
         meta = move_meta[step] if step < len(move_meta) else {}
         entry: dict[str, Any] = {"seat": seat, "move": str(move), "turn": state.turn, "us": meta.get("us")}
-        if meta.get("debug") and (as_seat is None or seat == as_seat):
+        if meta.get("debug"):
             entry["debug"] = str(meta["debug"])
         moves.append(entry)
         state.apply(move)
