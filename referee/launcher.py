@@ -19,6 +19,7 @@ import ctypes
 import os
 import resource
 import signal
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,6 +106,8 @@ class BotProcess:
         command = self.command
         if self.sandboxed and self.mode is not None and self.isolation is not None:
             command = bwrap_command(self.mode, self.command, self.workdir, self.isolation)
+        parent = os.getpid()
+        command = supervised(command, parent)
         rlimits = child_rlimits(self.limits, self.language, self.cgroup) if self.isolation is not None \
             else list(LIMITS.items())
         joins = self.cgroup.join_paths() if self.cgroup else []
@@ -114,7 +117,7 @@ class BotProcess:
                 *command, cwd=self.workdir, env=self.env,
                 stdin=pipe if self.stdio else asyncio.subprocess.DEVNULL, stdout=pipe,
                 stderr=pipe if self.stdio else asyncio.subprocess.STDOUT, start_new_session=True,
-                preexec_fn=lambda: _in_child(rlimits, joins), limit=self.line_limit + 1)
+                preexec_fn=lambda: _in_child(rlimits, joins, parent), limit=self.line_limit + 1)
         except BaseException:
             if self.cgroup is not None:
                 self.cgroup.remove()
@@ -226,6 +229,7 @@ class BotProcess:
             await asyncio.wait_for(self.process.wait(), grace)
         except (asyncio.TimeoutError, TimeoutError):
             pass
+        await self._end_supervisor()
         kill_group(self.process.pid)
         limit = self.limit_hit()
         if self.cgroup is not None:
@@ -239,9 +243,34 @@ class BotProcess:
         return ExitInfo(returncode, cpu, written, dropped, limit, self.mode.name if self.mode else "")
 
 
-def _in_child(rlimits: list[tuple[int, int]], cgroup_procs: list[str]) -> None:
-    """In the child, before exec: join the bot's cgroups, then :func:`die_with_parent` with
-    ``rlimits``. Only async-signal-tolerant work here (the parent has threads)."""
+    async def _end_supervisor(self, grace: float = 2.0) -> None:
+        """Ask the supervisor (the process this launcher started) to kill everything below it,
+        and wait for it, so what the bot started outside its process group goes too."""
+        if self.process is None or self.process.returncode is not None:
+            return
+        try:
+            self.process.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(self.process.wait(), grace)
+        except (ProcessLookupError, asyncio.TimeoutError, TimeoutError):
+            pass
+
+
+SUPERVISOR = Path(__file__).resolve().parent / "supervisor.py"
+
+
+def supervised(command: Sequence[str], parent: int) -> list[str]:
+    """``command`` started through :mod:`referee.supervisor` (a child subreaper that dies with
+    ``parent``, then kills everything the bot started), run by this interpreter alone
+    (``-I -S``: no site packages, a few milliseconds)."""
+    return [sys.executable, "-I", "-S", str(SUPERVISOR), str(parent), "--", *command]
+
+
+def _in_child(rlimits: list[tuple[int, int]], cgroup_procs: list[str], parent: int) -> None:
+    """In the child, before exec: :func:`die_with_parent` first (so the window in which a
+    killed launcher leaves this child behind is closed before anything slow), then join the
+    bot's cgroups and set ``rlimits``. Only async-signal-tolerant work here (the parent has
+    threads)."""
+    die_with_parent([], parent=parent)
     pid = str(os.getpid()).encode()
     for path in cgroup_procs:
         fd = os.open(path, os.O_WRONLY)
@@ -249,19 +278,45 @@ def _in_child(rlimits: list[tuple[int, int]], cgroup_procs: list[str]) -> None:
             os.write(fd, pid)
         finally:
             os.close(fd)
-    die_with_parent(rlimits)
+    _set_rlimits(rlimits)
 
 
-def die_with_parent(rlimits: Sequence[tuple[int, int]] | None = None) -> None:
+_forking_parent = 0
+"""The pid of the process that last forked with a ``preexec_fn`` (set just before the fork, by
+the hook below): what :func:`die_with_parent` compares ``getppid()`` with in the child."""
+
+
+def _remember_parent() -> None:
+    global _forking_parent
+    _forking_parent = os.getpid()
+
+
+os.register_at_fork(before=_remember_parent)
+
+
+def die_with_parent(rlimits: Sequence[tuple[int, int]] | None = None, *, parent: int | None = None) -> None:
     """In the child, before exec: get SIGKILL if the launching process dies (Linux
     PR_SET_PDEATHSIG), so a killed referee or tournament worker leaves no bots behind;
-    and the resource limits (``LIMITS`` unless ``rlimits`` are given)."""
+    and the resource limits (``LIMITS`` unless ``rlimits`` are given).
+
+    The parent-death signal only covers a parent that dies *after* it is set: one killed
+    between the fork and the prctl has already handed this child to init. So once the
+    signal is armed the child checks that its parent is still ``parent`` (by default the
+    process that forked it, remembered by an at-fork hook) and exits at once if not -- the
+    classic fix of that race."""
+    expected = parent if parent is not None else _forking_parent
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):
         pass
-    for limit, value in (rlimits if rlimits is not None else list(LIMITS.items())):
+    if expected and os.getppid() != expected:
+        os._exit(1)
+    _set_rlimits(rlimits if rlimits is not None else list(LIMITS.items()))
+
+
+def _set_rlimits(rlimits: Sequence[tuple[int, int]]) -> None:
+    for limit, value in rlimits:
         try:
             resource.setrlimit(limit, (value, value))
         except (ValueError, OSError):  # a hard limit already lower: keep it
