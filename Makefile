@@ -4,9 +4,13 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test bench bench-rules bench-transport bench-tournament bench-bots bench-sandbox proto clean
+.PHONY: setup sandbox demo test bench bench-rules bench-transport bench-tournament bench-bots bench-sandbox proto clean
 
-setup: $(STAMP)
+setup: $(STAMP) sandbox
+
+# The bot sandbox: bubblewrap, installed where no password is needed (docs/security.md).
+sandbox:
+	@.ci/install-bubblewrap
 
 $(STAMP): pyproject.toml engine/pyproject.toml wire/pyproject.toml sdk/python/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

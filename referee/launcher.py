@@ -255,11 +255,11 @@ class BotProcess:
             pass
 
 
-SUPERVISOR = Path(__file__).resolve().parent / "supervisor.py"
+SUPERVISOR = Path(__file__).resolve().parent / "sandbox" / "supervisor.py"
 
 
 def supervised(command: Sequence[str], parent: int) -> list[str]:
-    """``command`` started through :mod:`referee.supervisor` (a child subreaper that dies with
+    """``command`` started through :mod:`referee.sandbox.supervisor` (a child subreaper that dies with
     ``parent``, then kills everything the bot started), run by this interpreter alone
     (``-I -S``: no site packages, a few milliseconds)."""
     return [sys.executable, "-I", "-S", str(SUPERVISOR), str(parent), "--", *command]

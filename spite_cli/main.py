@@ -52,6 +52,7 @@ def _add_match_options(parser: argparse.ArgumentParser) -> None:
 
 def cmd_play(args: argparse.Namespace) -> int:
     from referee.local import play_local_match
+    from referee.sandbox import detect, unisolated_warning
 
     try:
         rules = parse_rules(args.rules)
@@ -65,6 +66,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     except (RulesError, ManifestError, ValueError) as error:
         print(f"spite play: {error}", file=sys.stderr)
         return 2
+    warning = unisolated_warning(detect())
+    if warning:
+        print(warning, file=sys.stderr)
     console = Console()
     live_view = console.is_terminal and not args.plain
     names = [b.name for b in bots]

@@ -361,6 +361,19 @@ class Runner:
                                   f"{tries} tries", [error[:300]])
 
 
+def check_isolation(config: TournamentConfig, say: Callable[[str], None]) -> None:
+    """Refuse untrusted entrants where bots would run unisolated; else say so on one line."""
+    from referee.sandbox import detect, unisolated_warning, untrusted_refusal
+
+    mode = detect()
+    refusal = untrusted_refusal(mode)
+    if config.untrusted and refusal:
+        raise TournamentError(refusal)
+    warning = unisolated_warning(mode)
+    if warning:
+        say(warning)
+
+
 def run_tournament(config: TournamentConfig, options: RunOptions, out: TextIO | None = None,
                    view: View | None = None) -> Outcome:
     """Everything ``spite tournament`` does; raises :class:`TournamentError` or ``ManifestError``
@@ -370,6 +383,7 @@ def run_tournament(config: TournamentConfig, options: RunOptions, out: TextIO | 
     def say(line: str) -> None:
         print(line, file=stream, flush=True)
 
+    check_isolation(config, say)
     check_seed_commitment(config, say)
     fingerprints = build_bots(config, say)
     store = Store(options.db)

@@ -130,6 +130,47 @@ def test_doctor_labels_the_insecure_mode(monkeypatch: pytest.MonkeyPatch) -> Non
         detect.cache_clear()
 
 
+def test_unisolated_play_and_tournament_say_so_and_untrusted_entrants_are_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without isolation ``spite play`` and ``spite tournament`` print one WARNING line saying why,
+    and a tournament of ``entrants = "untrusted"`` does not start, naming the fix."""
+    from spite_cli.main import main
+    from tests.tournaments.conftest import write_tournament
+
+    monkeypatch.setenv("SPITE_SANDBOX", "insecure")
+    detect.cache_clear()
+    try:
+        untrusted = write_tournament(tmp_path, "untrusted", bots=["greedy", "random"], entrants="untrusted")
+        assert main(["tournament", str(untrusted), "--db", str(tmp_path / "u.db"), "--plain"]) == 2
+        err = capsys.readouterr().err
+        assert 'entrants = "untrusted" needs isolated bots' in err and "Fix: unset SPITE_SANDBOX" in err
+        assert not (tmp_path / "u.db").exists(), "refused before anything ran"
+        trusted = write_tournament(tmp_path, "trusted", bots=["greedy", "random"], match_games=1)
+        main(["tournament", str(trusted), "--db", str(tmp_path / "t.db"), "--plain"])
+        out = capsys.readouterr().out
+        assert sum("WARNING: bots run UNISOLATED" in line for line in out.splitlines()) == 1
+        assert main(["play", "greedy", "random", "--games", "1", "--plain"]) == 0
+        err = capsys.readouterr().err
+        assert sum("WARNING: bots run UNISOLATED" in line for line in err.splitlines()) == 1
+    finally:
+        monkeypatch.delenv("SPITE_SANDBOX")
+        detect.cache_clear()
+    if not detect().isolated:
+        return
+    assert main(["play", "greedy", "random", "--games", "1", "--plain"]) == 0
+    assert "UNISOLATED" not in capsys.readouterr().err, "isolated: no warning"
+
+
+def test_a_tournament_file_says_who_its_entrants_are(tmp_path: Path) -> None:
+    from tests.tournaments.conftest import write_tournament
+    from tournaments.config import TournamentFileError, load_tournament
+
+    assert load_tournament(write_tournament(tmp_path, "u", entrants="untrusted")).untrusted
+    assert not load_tournament(write_tournament(tmp_path, "t")).untrusted
+    with pytest.raises(TournamentFileError, match="entrants"):
+        load_tournament(write_tournament(tmp_path, "bad", entrants="friends"))
+
+
 # -- limits in the manifest ------------------------------------------------------------------
 
 def test_manifest_limits_override_the_language_defaults(tmp_path: Path) -> None:
