@@ -38,8 +38,8 @@ from __future__ import annotations
 
 from .bubblewrap import (SYSTEM_DIRS, Isolation, bwrap_command, bwrap_returncode, linked_targets,
                          private_system_files, toolchain_dirs)
-from .cgroups import BOT_CPU_SHARES, CGROUP_ROOT, CONTROLLERS, BotCgroup, cgroup_parents
-from .limits import (FILE_SIZE_LIMIT, LANGUAGE_LIMITS, NO_ADDRESS_SPACE_LIMIT, Limits, child_rlimits, default_limits,
+from .cgroups import BOT_CPU_SHARES, CGROUP_ROOT, CONTROLLERS, BotCgroup, cgroup_parents, child_rlimits
+from .limits import (FILE_SIZE_LIMIT, LANGUAGE_LIMITS, NO_ADDRESS_SPACE_LIMIT, Limits, default_limits,
                      limits_from_table, runtime_hints)
 from .mode import (BUBBLEWRAP, FIX_COMMAND, INSECURE, SandboxError, SandboxMode, detect, unisolated_warning,
                    untrusted_refusal)

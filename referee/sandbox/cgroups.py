@@ -10,7 +10,7 @@ import signal
 import time
 from pathlib import Path
 
-from .limits import _MIB, Limits
+from .limits import _MIB, FILE_SIZE_LIMIT, NO_ADDRESS_SPACE_LIMIT, Limits
 from .mode import SandboxError
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -248,4 +248,16 @@ def _safe(label: str) -> str:
 
 def _write(path: Path, value: str) -> None:
     path.write_text(value)
+
+
+def child_rlimits(limits: Limits, language: str, cgroup: BotCgroup | None) -> list[tuple[int, int]]:
+    """The rlimits a bot gets: the fixed ones, and the fallbacks for missing cgroup controllers."""
+    import resource
+    chosen = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT),
+              (resource.RLIMIT_NOFILE, limits.open_files), (resource.RLIMIT_CPU, limits.cpu_seconds)]
+    if (cgroup is None or not cgroup.has("memory")) and language.strip().lower() not in NO_ADDRESS_SPACE_LIMIT:
+        chosen.append((resource.RLIMIT_AS, 4 * limits.memory_mb * _MIB))
+    if (cgroup is None or not cgroup.has("pids")) and os.geteuid() != 0:
+        chosen.append((resource.RLIMIT_NPROC, limits.processes))  # counts all the user's processes; root ignores it
+    return chosen
 

@@ -1,14 +1,9 @@
 """Resource limits: one bot's :class:`Limits`, the defaults per language, and the rlimits a
-bot gets where a cgroup controller is missing."""
+bot gets where a cgroup controller is missing (:func:`referee.sandbox.cgroups.child_rlimits`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .cgroups import BotCgroup
-
 _MIB = 1024 * 1024
 
 
@@ -83,18 +78,3 @@ def limits_from_table(language: str, table: dict[str, object]) -> Limits:
     if values.get("memory_mb", base.memory_mb) < 32:
         raise ValueError("field 'limits.memory_mb' must be at least 32")
     return replace(base, **values)
-
-
-
-def child_rlimits(limits: Limits, language: str, cgroup: "BotCgroup | None") -> list[tuple[int, int]]:
-    """The rlimits a bot gets: the fixed ones, and the fallbacks for missing cgroup controllers."""
-    import os
-    import resource
-    chosen = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT),
-              (resource.RLIMIT_NOFILE, limits.open_files), (resource.RLIMIT_CPU, limits.cpu_seconds)]
-    if (cgroup is None or not cgroup.has("memory")) and language.strip().lower() not in NO_ADDRESS_SPACE_LIMIT:
-        chosen.append((resource.RLIMIT_AS, 4 * limits.memory_mb * _MIB))
-    if (cgroup is None or not cgroup.has("pids")) and os.geteuid() != 0:
-        chosen.append((resource.RLIMIT_NPROC, limits.processes))  # counts all the user's processes; root ignores it
-    return chosen
-
