@@ -284,7 +284,8 @@ class Runner:
             "log_dir": str(config.log_dir.resolve()) if config.log_dir else None,
             "thinking": config.thinking.value,
             # never readable by a sandboxed bot, even where a bot's readable directory holds them
-            "hide": [str(self.store.path.resolve()) + suffix for suffix in ("", "-wal", "-shm", "-journal")],
+            "hide": [str(self.store.path.resolve()) + suffix for suffix in ("", "-wal", "-shm", "-journal")]
+            + ([str(self.config.seed_file.resolve())] if self.config.seed_file else []),
         }
 
     async def _slot(self, slot: int) -> None:

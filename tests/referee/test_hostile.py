@@ -167,3 +167,42 @@ def test_bots_run_under_resource_limits(logs: Path) -> None:
     outcome = only_game(result)
     assert outcome.ending is Ending.CRASH and outcome.offender == 0, outcome
     assert "File too large" in log_text(result, 0)
+
+
+# -- a manifest cannot reach out of its folder (both modes: checked before any process starts) --
+
+@pytest.mark.parametrize("field, line", [
+    ("workdir", 'workdir = "../.."'),
+    ("workdir", 'workdir = "/"'),
+    ("command", 'command = ["{python}", "../../seed.secret"]'),
+    ("command", 'command = ["{python}", "/etc/hostname"]'),
+    ("command", 'command = ["{python}", "bot.py", "--key=../seed.secret"]'),
+    ("command", 'command = ["./link/bot"]'),
+])
+def test_a_manifest_that_reaches_out_of_its_folder_is_refused_naming_the_field(tmp_path: Path, field: str,
+                                                                               line: str) -> None:
+    """The attack: ``workdir = "../.."`` let a bot read the tournament's ``seed.secret`` under
+    bubblewrap (its workdir is bound into its view), ``workdir = "/"`` voided its matches."""
+    from referee.manifest import ManifestError, load_manifest
+
+    (tmp_path / "seed.secret").write_text("s3cret")
+    folder = tmp_path / "entrant" / "bot"
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_text("print('hi')\n")
+    (folder / "link").symlink_to(tmp_path)  # a symlink out of the folder is followed, then refused
+    (tmp_path / "bot").write_text("#!/bin/sh\n")
+    (tmp_path / "bot").chmod(0o755)
+    text = 'name = "sneaky"\n' + ("" if line.startswith("command") else 'command = ["{python}", "bot.py"]\n') + line
+    (folder / "bot.toml").write_text(text + "\n")
+    with pytest.raises(ManifestError, match=f"field '{field}'.*leads out of the bot's folder"):
+        load_manifest(folder / "bot.toml")
+
+
+def test_a_manifest_inside_its_folder_still_loads(tmp_path: Path) -> None:
+    from referee.manifest import load_manifest
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "bot.py").write_text("")
+    (tmp_path / "bot.toml").write_text('name = "fine"\nworkdir = "src"\ncommand = ["{python}", "{dir}/src/bot.py", '
+                                       '"--data=./x"]\n')
+    assert load_manifest(tmp_path / "bot.toml").workdir == (tmp_path / "src").resolve()
