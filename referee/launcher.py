@@ -66,7 +66,8 @@ class BotProcess:
     def __init__(self, name: str, command: Sequence[str], workdir: Path, env: dict[str, str],
                  log_path: Path | None, log_cap: int = LOG_CAP, stdio: bool = False,
                  line_limit: int = 64 * 1024, *, limits: Limits | None = None, language: str = "",
-                 isolation: Isolation | None = None, mode: SandboxMode | None = None) -> None:
+                 isolation: Isolation | None = None, mode: SandboxMode | None = None,
+                 token: str | None = None) -> None:
         self.stdio = stdio
         self.line_limit = line_limit
         self.name = name
@@ -79,6 +80,7 @@ class BotProcess:
         self.limits = limits or default_limits(language)
         self.isolation = isolation
         self.mode = mode or detect() if isolation is not None else None
+        self.token = token
         self.process: asyncio.subprocess.Process | None = None
         self.cgroup: BotCgroup | None = None
         self._drain: asyncio.Task[tuple[int, int]] | None = None
@@ -112,9 +114,10 @@ class BotProcess:
             else list(LIMITS.items())
         joins = self.cgroup.join_paths() if self.cgroup else []
         pipe = asyncio.subprocess.PIPE
+        env, handover = self._token_handover()
         try:
             self.process = await asyncio.create_subprocess_exec(
-                *command, cwd=self.workdir, env=self.env,
+                *command, cwd=self.workdir, env=env, pass_fds=handover,
                 stdin=pipe if self.stdio else asyncio.subprocess.DEVNULL, stdout=pipe,
                 stderr=pipe if self.stdio else asyncio.subprocess.STDOUT, start_new_session=True,
                 preexec_fn=lambda: _in_child(rlimits, joins, parent), limit=self.line_limit + 1)
@@ -122,7 +125,26 @@ class BotProcess:
             if self.cgroup is not None:
                 self.cgroup.remove()
             raise
+        finally:
+            for fd in handover:
+                os.close(fd)
         self._drain = asyncio.get_running_loop().create_task(self._drain_output())
+
+    def _token_handover(self) -> tuple[dict[str, str], tuple[int, ...]]:
+        """The bot's environment and the descriptors it inherits: its seat token travels in a
+        pipe (``SPITE_TOKEN_FILE=/dev/fd/N``, which every SDK reads), never in the environment,
+        where another process of the same user could read it from ``/proc/<pid>/environ``.
+        The pipe holds the token once: whoever reads it empties it."""
+        if not self.token:
+            return self.env, ()
+        env = {k: v for k, v in self.env.items() if k != "SPITE_TOKEN"}
+        read_end, write_end = os.pipe()
+        try:
+            os.write(write_end, self.token.encode() + b"\n")
+        finally:
+            os.close(write_end)
+        env["SPITE_TOKEN_FILE"] = f"/dev/fd/{read_end}"
+        return env, (read_end,)
 
     async def _drain_output(self) -> tuple[int, int]:
         if self.process is None:

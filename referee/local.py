@@ -67,14 +67,15 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
                     stdio = bot.transport == "stdio"
                     home = root / f"seat{seat.index}"
                     home.mkdir(mode=0o700)
-                    settings = {"SPITE_TOKEN": seat.token, "SPITE_BOT_SEED": str(bot_seed), "HOME": str(home)}
+                    settings = {"SPITE_BOT_SEED": str(bot_seed), "HOME": str(home)}
                     if not stdio:
                         settings["SPITE_ADDRESS"] = address
                     hints = runtime_hints(bot.language, bot.limits or default_limits(bot.language))
-                    env = BotProcess.clean_env({**hints, **bot.env, **settings})
+                    env = BotProcess.clean_env({**hints, **bot.env, **settings})  # the token goes in a pipe
                     isolation = Isolation(home=home, socket_dir=None if stdio else socket_dir, hidden=hidden)
                     process = BotProcess(bot.name, bot.command, bot.workdir, env, log_path, stdio=stdio,
-                                         limits=bot.limits, language=bot.language, isolation=isolation)
+                                         limits=bot.limits, language=bot.language, isolation=isolation,
+                                         token=seat.token)
                     processes.append(process)
                     await process.start()
                     match.bind_process(seat, process)

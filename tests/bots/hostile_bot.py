@@ -1,6 +1,6 @@
 """A bot that misbehaves on purpose, one way per mode, for the referee's hostile-bot tests.
 
-    python hostile_bot.py MODE [--marker=TEXT]   (address and token from SPITE_ADDRESS / SPITE_TOKEN)
+    python hostile_bot.py MODE [--marker=TEXT]   (address from SPITE_ADDRESS, token from SPITE_TOKEN or SPITE_TOKEN_FILE)
 
 It speaks the wire protocol with the raw generated stubs (no SDK), so it can send
 what no SDK would. In "good" mode, and between its misdeeds, it plays the first
@@ -52,6 +52,20 @@ async def connect(address: str, token: str) -> grpc.aio.StreamStreamCall:
     return call
 
 
+def own_token() -> str:
+    """This seat's token: ``SPITE_TOKEN`` (a bot started by hand), else the file or inherited
+    pipe named by ``SPITE_TOKEN_FILE`` (read once, then the same value from a cache)."""
+    global _TOKEN
+    if _TOKEN is None:
+        _TOKEN = os.environ.get("SPITE_TOKEN", "").strip()
+        if not _TOKEN and os.environ.get("SPITE_TOKEN_FILE"):
+            _TOKEN = Path(os.environ["SPITE_TOKEN_FILE"]).read_text().strip()
+    return _TOKEN
+
+
+_TOKEN: str | None = None
+
+
 def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
@@ -79,7 +93,7 @@ def probe_files() -> None:
             say(f"read {path}: got {path.read_text()[:40]!r}")
         except OSError as error:
             say(f"read {path}: failed ({error.strerror})")
-    own = os.environ.get("SPITE_TOKEN", "")
+    own = own_token()
     readable = others = 0
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -138,12 +152,12 @@ async def main() -> int:
         import subprocess
         ponderer = subprocess.Popen([sys.executable, "-c", "while True: pass", *sys.argv[2:]])
     if MODE == "plant":
-        (Path(os.environ["HOME"]) / "secret.txt").write_text(os.environ["SPITE_TOKEN"])
+        (Path(os.environ["HOME"]) / "secret.txt").write_text(own_token())
     if MODE == "limits":
         import resource
         for name in ("RLIMIT_CORE", "RLIMIT_FSIZE", "RLIMIT_NOFILE"):
             print(f"{name}={resource.getrlimit(getattr(resource, name))[0]}", file=sys.stderr, flush=True)
-    address, token = os.environ["SPITE_ADDRESS"], os.environ["SPITE_TOKEN"]
+    address, token = os.environ["SPITE_ADDRESS"], own_token()
     if MODE == "wrong-token":
         token = "not-the-token"
     call = await connect(address, token)
