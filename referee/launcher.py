@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from .sandbox import (BotCgroup, Isolation, Limits, SandboxError, SandboxMode, bwrap_command, bwrap_returncode,
+from .sandbox import (SUPERVISOR, BotCgroup, BotIdentity, allocate_identity, program_path, unreachable, Isolation, Limits, SandboxError, SandboxMode, bwrap_command, bwrap_returncode,
                       child_rlimits, default_limits, descendants, detect, process_cpu_seconds)
 
 LOG_CAP = 256 * 1024
@@ -81,6 +81,8 @@ class BotProcess:
         self.isolation = isolation
         self.mode = mode or detect() if isolation is not None else None
         self.token = token
+        self.identity: BotIdentity | None = None
+        self.identity_note = ""
         self.process: asyncio.subprocess.Process | None = None
         self.cgroup: BotCgroup | None = None
         self._drain: asyncio.Task[tuple[int, int]] | None = None
@@ -105,13 +107,14 @@ class BotProcess:
 
     async def start(self) -> None:
         self.cgroup = BotCgroup(self.name, self.limits) if self.isolation is not None else None
+        uid = self._take_identity()
         command = self.command
         if self.sandboxed and self.mode is not None and self.isolation is not None:
-            command = bwrap_command(self.mode, self.command, self.workdir, self.isolation)
+            command = bwrap_command(self.mode, self.command, self.workdir, self.isolation, uid=uid)
         parent = os.getpid()
-        command = supervised(command, parent)
-        rlimits = child_rlimits(self.limits, self.language, self.cgroup) if self.isolation is not None \
-            else list(LIMITS.items())
+        command = supervised(command, parent, uid=None if self.sandboxed else uid)
+        rlimits = child_rlimits(self.limits, self.language, self.cgroup, own_user=uid is not None) \
+            if self.isolation is not None else list(LIMITS.items())
         joins = self.cgroup.join_paths() if self.cgroup else []
         pipe = asyncio.subprocess.PIPE
         env, handover = self._token_handover()
@@ -124,11 +127,46 @@ class BotProcess:
         except BaseException:
             if self.cgroup is not None:
                 self.cgroup.remove()
+            self._release_identity()
             raise
         finally:
             for fd in handover:
                 os.close(fd)
         self._drain = asyncio.get_running_loop().create_task(self._drain_output())
+
+    def _take_identity(self) -> int | None:
+        """A uid of the bot's own when the launcher is root (:mod:`referee.sandbox.identity`):
+        its home becomes that uid's. Without bubblewrap the uid must reach the program and
+        its directory through the real file system (under bubblewrap, its directory and program
+        alone); where it cannot (a toolchain under a private /root, a bot folder of mode 0700),
+        the bot keeps the organizer's user and its log says why."""
+        if self.isolation is None:
+            return None
+        self.identity = allocate_identity()
+        if self.identity is None:
+            return None
+        uid = self.identity.uid
+        blocked = unreachable(uid, [program_path(self.command, self.workdir), self.workdir],
+                              ancestors=not self.sandboxed)
+        if blocked:
+            self.identity_note = (f"[spite: this bot runs as the organizer's user, not as uid {uid}: that uid cannot "
+                                  f"reach {blocked}" + ("" if self.sandboxed else "; bubblewrap would let it") + "]\n")
+            self._release_identity()
+            return None
+        home = self.isolation.home
+        os.chown(home, uid, uid)
+        os.chmod(home, 0o700)
+        return uid
+
+    def _release_identity(self) -> None:
+        if self.identity is not None:
+            self.identity.release()
+            self.identity = None
+
+    @property
+    def uid(self) -> int | None:
+        """The bot's own uid while it runs (None: it runs as the organizer's user)."""
+        return self.identity.uid if self.identity is not None else None
 
     def _token_handover(self) -> tuple[dict[str, str], tuple[int, ...]]:
         """The bot's environment and the descriptors it inherits: its seat token travels in a
@@ -141,6 +179,8 @@ class BotProcess:
         read_end, write_end = os.pipe()
         try:
             os.write(write_end, self.token.encode() + b"\n")
+            if self.uid is not None:  # reopening /dev/fd/N checks the pipe's owner: the bot's uid
+                os.fchown(read_end, self.uid, self.uid)
         finally:
             os.close(write_end)
         env["SPITE_TOKEN_FILE"] = f"/dev/fd/{read_end}"
@@ -153,8 +193,10 @@ class BotProcess:
         if source is None:
             return 0, 0
         written = dropped = 0
-        sink = open(self.log_path, "wb") if self.log_path else None
+        sink = open(self.log_path, "wb", opener=_private) if self.log_path else None
         try:
+            if sink and self.identity_note:
+                sink.write(self.identity_note.encode())
             while chunk := await source.read(65536):
                 room = max(0, self.log_cap - written)
                 if sink and room:
@@ -261,6 +303,7 @@ class BotProcess:
         if not limit and returncode == -signal.SIGXCPU:
             limit = f"the CPU time limit ({self.limits.cpu_seconds} s)"
         written, dropped = await self._drain if self._drain else (0, 0)
+        self._release_identity()  # only now: every process that ran as it is gone
         self._cpu = cpu
         return ExitInfo(returncode, cpu, written, dropped, limit, self.mode.name if self.mode else "")
 
@@ -277,14 +320,18 @@ class BotProcess:
             pass
 
 
-SUPERVISOR = Path(__file__).resolve().parent / "sandbox" / "supervisor.py"
 
-
-def supervised(command: Sequence[str], parent: int) -> list[str]:
+def supervised(command: Sequence[str], parent: int, uid: int | None = None) -> list[str]:
     """``command`` started through :mod:`referee.sandbox.supervisor` (a child subreaper that dies with
-    ``parent``, then kills everything the bot started), run by this interpreter alone
-    (``-I -S``: no site packages, a few milliseconds)."""
-    return [sys.executable, "-I", "-S", str(SUPERVISOR), str(parent), "--", *command]
+    ``parent``, then kills everything the bot started; the bot runs as ``uid`` if given), run by
+    this interpreter alone (``-I -S``: no site packages, a few milliseconds)."""
+    return [sys.executable, "-I", "-S", str(SUPERVISOR), str(parent), *(["--uid", str(uid)] if uid is not None else []),
+            "--", *command]
+
+
+def _private(path: str, flags: int) -> int:
+    """Open a bot's log readable by the organizer alone (another bot's uid cannot read it)."""
+    return os.open(path, flags, 0o600)
 
 
 def _in_child(rlimits: list[tuple[int, int]], cgroup_procs: list[str], parent: int) -> None:

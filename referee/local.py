@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,8 +44,9 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
     """
     with tempfile.TemporaryDirectory(prefix="spite-") as scratch:
         root = Path(scratch)
+        root.chmod(0o711)  # bots running as uids of their own pass through to their home and the socket
         sockets = root / "referee"
-        sockets.mkdir()
+        sockets.mkdir(mode=0o711)
         own_referee = referee is None
         if referee is None:
             referee = await start_referee(unix_address(sockets))
@@ -52,6 +54,7 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
         watchers: list[asyncio.Task[None]] = []
         try:
             async with _reachable(referee.address, sockets) as (address, socket_dir):
+                _connectable(address)
                 match = referee.arena.create(config)
                 if on_start is not None:
                     result = on_start(match)
@@ -92,6 +95,17 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
             if own_referee:
                 await referee.stop(grace=0.5)
         return LocalMatch(match, exits, [p.log_path for p in processes])
+
+
+def _connectable(address: str) -> None:
+    """Let bots running as uids of their own connect to the referee's Unix socket (connecting
+    needs write permission on it); its directory stays unlistable and the seat tokens guard
+    the sessions."""
+    if address.startswith("unix:"):
+        try:
+            os.chmod(address[len("unix:"):], 0o666)
+        except OSError:  # not ours (a referee started elsewhere): as it is
+            pass
 
 
 async def _watch(match: Match, seat: Seat, process: BotProcess) -> None:

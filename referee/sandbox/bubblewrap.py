@@ -87,26 +87,50 @@ def private_system_files() -> tuple[Path, ...]:
     return tuple(masked)
 
 
+SUPERVISOR = Path(__file__).resolve().with_name("supervisor.py")
+"""The bot supervisor (:mod:`referee.sandbox.supervisor`); also what drops to a bot's uid
+inside a sandbox started by root."""
+
+PRIVATE_SPACE_BYTES = 256 * 1024 * 1024
+"""The size of a bot's private HOME and of its ``/tmp`` under bubblewrap (each a tmpfs that
+disappears with the sandbox: nothing a bot writes outlives its match)."""
+
+ROOT_NAMESPACES = ("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+                   "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+                   "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID")
+"""For a sandbox started by root that drops to the bot's uid: no user namespace (in one, the
+bot would still be root on the host), and only the two capabilities that dropping needs,
+gone once the supervisor's ``--drop`` has become the bot's uid."""
+
+
 def bwrap_command(mode: SandboxMode, command: Sequence[str], workdir: Path, isolation: Isolation,
-                  env_paths: Iterable[str] = ()) -> list[str]:
-    """The bwrap command line running ``command`` in ``workdir`` inside the sandbox."""
+                  env_paths: Iterable[str] = (), uid: int | None = None,
+                  space_bytes: int = PRIVATE_SPACE_BYTES) -> list[str]:
+    """The bwrap command line running ``command`` in ``workdir`` inside the sandbox; as user
+    ``uid`` (with its group) when given, which needs root. HOME (``isolation.home``) and
+    ``/tmp`` are private tmpfs of ``space_bytes`` each."""
     if mode.bwrap is None:
         raise SandboxError(f"no bubblewrap in the {mode.name} mode: {mode.reason}")
-    argv = [mode.bwrap, *NAMESPACES]
+    argv = [mode.bwrap, *(NAMESPACES if uid is None else ROOT_NAMESPACES)]
     for system in SYSTEM_DIRS:
         if os.path.islink(system):
             argv += ["--symlink", os.readlink(system), system]
         elif os.path.isdir(system):
             argv += ["--ro-bind", system, system]
-    argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--dir", "/run"]
+    size = ["--size", str(space_bytes), "--perms", "01777"]
+    argv += ["--dev", "/dev", "--proc", "/proc", *size, "--tmpfs", "/tmp", *size, "--tmpfs", "/var/tmp",
+             "--dir", "/run"]
     readable = [*toolchain_dirs(), workdir.resolve(), *linked_targets(workdir), *isolation.readable,
-                *_program_paths(command, workdir)]
+                *_program_paths(command, workdir), *([SUPERVISOR] if uid is not None else [])]
     binds = sorted(_unique(p for p in readable if not _under_any(p, SYSTEM_DIRS)), key=lambda p: len(p.parts))
+    targets = [*binds, isolation.home, *([isolation.socket_dir] if isolation.socket_dir is not None else [])]
+    for directory in _passages(targets, [*binds, *(Path(d) for d in SYSTEM_DIRS)]):
+        argv += ["--perms", "0755", "--dir", str(directory)]
     for path in binds:
         argv += ["--ro-bind", str(path), str(path)]
     if isolation.socket_dir is not None:
         argv += ["--ro-bind", str(isolation.socket_dir), str(isolation.socket_dir)]
-    argv += ["--bind", str(isolation.home), str(isolation.home)]
+    argv += [*size, "--tmpfs", str(isolation.home)]  # its own, and the bot's alone: a private mount
     mounted = [Path(s) for s in SYSTEM_DIRS] + binds
     for path in [*private_system_files(), *(h.resolve() for h in isolation.hidden)]:
         if not _under_any(path, mounted) or _under_any(isolation.home, [path]):
@@ -115,8 +139,22 @@ def bwrap_command(mode: SandboxMode, command: Sequence[str], workdir: Path, isol
             argv += ["--tmpfs", str(path)]
         elif path.exists():
             argv += ["--ro-bind", "/dev/null", str(path)]
+    if uid is not None:
+        command = [sys.executable, "-I", "-S", str(SUPERVISOR), "--drop", str(uid), "--", *command]
     argv += ["--chdir", str(workdir.resolve()), "--", *command]
     return argv
+
+
+def _passages(targets: Iterable[Path], mounted: Sequence[Path]) -> list[Path]:
+    """The directories above ``targets`` that bwrap would otherwise create as it likes (as
+    ``/root``, 0700): created first, 0755, so a bot running as its own uid can pass through to
+    the toolchains, its home and the referee's socket -- they hold nothing but those mounts."""
+    found: set[Path] = set()
+    for target in targets:
+        for parent in target.parents:
+            if parent != Path("/") and not _under_any(parent, mounted):
+                found.add(parent)
+    return sorted(found, key=lambda p: len(p.parts))
 
 
 _NO_LINKS_BELOW = frozenset({".git", "target", "__pycache__", ".gradle", ".venv", ".mypy_cache", ".pytest_cache"})

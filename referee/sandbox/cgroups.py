@@ -250,14 +250,16 @@ def _write(path: Path, value: str) -> None:
     path.write_text(value)
 
 
-def child_rlimits(limits: Limits, language: str, cgroup: BotCgroup | None) -> list[tuple[int, int]]:
-    """The rlimits a bot gets: the fixed ones, and the fallbacks for missing cgroup controllers."""
+def child_rlimits(limits: Limits, language: str, cgroup: BotCgroup | None,
+                  own_user: bool = False) -> list[tuple[int, int]]:
+    """The rlimits a bot gets: the fixed ones, and the fallbacks for missing cgroup controllers
+    (``own_user``: the bot runs as a uid of its own, so RLIMIT_NPROC counts its processes alone)."""
     import resource
     chosen = [(resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT),
               (resource.RLIMIT_NOFILE, limits.open_files), (resource.RLIMIT_CPU, limits.cpu_seconds)]
     if (cgroup is None or not cgroup.has("memory")) and language.strip().lower() not in NO_ADDRESS_SPACE_LIMIT:
         chosen.append((resource.RLIMIT_AS, 4 * limits.memory_mb * _MIB))
-    if (cgroup is None or not cgroup.has("pids")) and os.geteuid() != 0:
+    if (cgroup is None or not cgroup.has("pids")) and (os.geteuid() != 0 or own_user):
         chosen.append((resource.RLIMIT_NPROC, limits.processes))  # counts all the user's processes; root ignores it
     return chosen
 

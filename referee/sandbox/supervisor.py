@@ -1,6 +1,7 @@
 """The bot supervisor: a tiny parent between the launcher and a bot, so nothing outlives either.
 
-    python -I -S supervisor.py PARENT_PID -- COMMAND...
+    python -I -S supervisor.py PARENT_PID [--uid UID] -- COMMAND...
+    python -I -S supervisor.py --drop UID -- COMMAND...
 
 The launcher starts every bot through this file (standard library only, run without
 ``site`` so it starts in a few milliseconds). It
@@ -12,10 +13,14 @@ The launcher starts every bot through this file (standard library only, run with
    is still ``PARENT_PID``: a launcher killed before the signal was armed is caught by the
    check (the classic race between fork and the parent-death signal);
 3. starts COMMAND (with the parent-death signal SIGKILL and the same check, so killing the
-   supervisor kills the bot) and waits;
+   supervisor kills the bot), as user and group UID with no supplementary groups when
+   ``--uid`` is given (the supervisor itself stays root, out of the bot's reach), and waits;
 4. when COMMAND exits, or the launcher dies, or the launcher sends SIGTERM: SIGKILLs every
    process left below it until it has no child, then exits with COMMAND's status (killed by
    a signal: the same signal).
+
+``--drop UID`` only becomes UID and runs COMMAND: what a bubblewrap sandbox started by root
+runs first, since bubblewrap must bind the toolchains as root before the bot loses it.
 
 Linux only; elsewhere (no prctl) it only runs COMMAND and passes its status on.
 """
@@ -105,9 +110,36 @@ def _end(_signum: int, _frame: object) -> None:
     raise _Ending
 
 
+def _program(name: str) -> str:
+    """``name`` searched on PATH now (``execvp`` would import modules lazily, and after
+    :func:`become` the standard library may be out of reach)."""
+    if "/" in name:
+        return name
+    for directory in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(directory or ".", name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return name
+
+
+def become(uid: int) -> None:
+    """Become ``uid`` (and group ``uid``), with no supplementary groups and no capabilities."""
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+
+
 def main(argv: list[str]) -> int:
+    if len(argv) >= 3 and argv[0] == "--drop" and argv[2] == "--":
+        program = _program(argv[3])
+        become(int(argv[1]))
+        os.execv(program, argv[3:])
+    uid = None
+    if len(argv) >= 3 and argv[1] == "--uid":
+        uid = int(argv[2])
+        argv = [argv[0], *argv[3:]]
     if len(argv) < 3 or argv[1] != "--":
-        sys.stderr.write("usage: supervisor.py PARENT_PID -- COMMAND...\n")
+        sys.stderr.write("usage: supervisor.py PARENT_PID [--uid UID] -- COMMAND...\n")
         return 2
     parent, command = int(argv[0]), argv[2:]
     signal.signal(signal.SIGTERM, _end)
@@ -123,9 +155,12 @@ def main(argv: list[str]) -> int:
     if bot == 0:
         try:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            program = _program(command[0])
+            if uid is not None:
+                become(uid)  # clears the parent-death signal: armed again just below
             if _prctl(PR_SET_PDEATHSIG, signal.SIGKILL) and os.getppid() != me:
                 os._exit(1)
-            os.execvp(command[0], command)
+            os.execv(program, command)
         except OSError as error:
             sys.stderr.write(f"spite supervisor: cannot run {command[0]!r}: {error}\n")
         os._exit(127)

@@ -104,9 +104,10 @@ def probe_files() -> None:
             continue
         readable += 1
         for item in environ:
-            if item.startswith(b"SPITE_TOKEN=") and item[len(b"SPITE_TOKEN="):].decode() != own:
+            value = item[len(b"SPITE_TOKEN="):].decode(errors="replace")
+            if item.startswith(b"SPITE_TOKEN=") and value != own:
                 others += 1
-                say(f"environ {entry.name}: another seat's token")
+                say(f"environ {entry.name}: another seat's token {value[:12]}")
     say(f"environ: {readable} readable, {others} with another seat's token")
 
 
