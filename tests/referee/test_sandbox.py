@@ -393,3 +393,58 @@ def test_crashes_at_start_and_mid_game_under_the_sandbox(logs: Path) -> None:
         assert outcome.ending is Ending.CRASH and words in outcome.reason, outcome
         assert outcome.winners == (1,)
     assert survivors(marker) == []
+
+
+# -- cgroup v2 ---------------------------------------------------------------------------------
+
+def test_cgroup_v2_alone_counts_freezes_and_kills_the_whole_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With only the unified hierarchy (most current distributions), a bot's v2 group counts
+    the CPU time of all its processes (cpu.stat), freezes them (cgroup.freeze) and kills them
+    at once, a setsid child included (cgroup.kill)."""
+    from referee.sandbox import SandboxMode, cgroups
+
+    parents = cgroups.cgroup_parents()
+    if cgroups.UNIFIED not in parents:
+        unavailable("no writable cgroup v2 hierarchy here (mount | grep cgroup2)")
+    monkeypatch.setattr(cgroups, "cgroup_parents", lambda: {cgroups.UNIFIED: parents[cgroups.UNIFIED]})
+    marker = new_marker()
+    spinner = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    while True: pass\nwhile True: time.sleep(1)"
+
+    async def main() -> None:
+        home = tmp_path / "home"
+        home.mkdir()
+        bot = BotProcess("v2", [sys.executable, "-c", spinner, marker], tmp_path,
+                         BotProcess.clean_env({"HOME": str(home)}), None, language="python",
+                         isolation=Isolation(home=home), mode=SandboxMode("insecure", "test"))
+        await bot.start()
+        try:
+            assert bot.cgroup is not None and set(bot.cgroup.dirs) == {cgroups.UNIFIED}
+            assert bot.cgroup.has("freezer") and bot.cgroup.has("cpuacct")
+            await asyncio.sleep(1.0)
+            assert bot.cpu_seconds() > 0.3, "the setsid spinner's CPU time is the bot's"
+            bot.pause()
+            await asyncio.sleep(0.2)
+            frozen = bot.cpu_seconds()
+            await asyncio.sleep(0.5)
+            assert bot.cpu_seconds() - frozen < 0.05, "frozen: no CPU time"
+            bot.resume()
+            await asyncio.sleep(0.2)
+            assert bot.cpu_seconds() - frozen > 0.05, "thawed: the spinner runs again"
+            bot.cgroup.kill_all()
+            assert bot.cgroup.pids() == [], "cgroup.kill ended every process at once"
+        finally:
+            await bot.stop(grace=0)
+
+    asyncio.run(main())
+    assert survivors(marker) == []
+
+
+def test_doctor_says_which_cgroup_hierarchy_and_whether_bots_get_their_own_uid() -> None:
+    data = doctor.report()
+    assert data["cgroup_hierarchy"] in ("v1", "v2", "hybrid", "none")
+    assert set(data["identities"]) == {"separate", "range", "why"} and data["identities"]["why"]
+    if os.geteuid() == 0 and detect().isolated and not os.environ.get("SPITE_BOT_UIDS"):
+        assert data["identities"]["separate"] and data["identities"]["range"] == [61000, 61999]
+    out = io.StringIO()
+    doctor.print_report(data, out)
+    assert f"hierarchy {data['cgroup_hierarchy']}" in out.getvalue() and "bot users" in out.getvalue()
