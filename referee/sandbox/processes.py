@@ -1,14 +1,59 @@
-"""A bot's processes and CPU time without cgroups."""
+"""A bot's processes and CPU time without cgroups: with psutil (portable: Linux, macOS, the
+BSDs), else from ``/proc`` by hand, else only the leader itself.
+
+The launcher calls these at most once per ``_SCAN_AGE`` at decisions; with a cgroup (v1
+cpuacct or v2 cpu.stat) it does not call them at all.
+"""
 
 from __future__ import annotations
 
 import os
-from typing import Iterable
+from typing import Any, Iterable
+
+def _load_psutil() -> Any:
+    try:
+        import psutil as module
+    except ImportError:  # psutil is a dependency; this keeps a bare install working
+        return None
+    return module
+
+
+psutil = _load_psutil()
+
 
 def descendants(leader: int) -> list[int]:
-    """The leader and every live process below it (one pass over /proc)."""
+    """The leader and every live process below it."""
+    if psutil is not None:
+        try:
+            process = psutil.Process(leader)
+            return sorted({leader, *(child.pid for child in process.children(recursive=True))})
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            return []
+    return _proc_descendants(leader)
+
+
+def process_cpu_seconds(pids: Iterable[int]) -> float:
+    """User + system time of ``pids`` and of their reaped children."""
+    if psutil is not None:
+        total = 0.0
+        for pid in pids:
+            try:
+                times = psutil.Process(pid).cpu_times()
+            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+                continue
+            total += times.user + times.system + times.children_user + times.children_system
+        return total
+    return _proc_cpu_seconds(pids)
+
+
+def _proc_descendants(leader: int) -> list[int]:
+    """:func:`descendants` in one pass over /proc (Linux without psutil)."""
     parent_of: dict[int, int] = {}
-    for entry in os.scandir("/proc"):
+    try:
+        entries = list(os.scandir("/proc"))
+    except OSError:
+        return [leader]
+    for entry in entries:
         if not entry.name.isdigit():
             continue
         try:
@@ -31,8 +76,8 @@ def descendants(leader: int) -> list[int]:
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
-def process_cpu_seconds(pids: Iterable[int]) -> float:
-    """User + system time of ``pids`` and of their reaped children, from /proc."""
+def _proc_cpu_seconds(pids: Iterable[int]) -> float:
+    """:func:`process_cpu_seconds` from /proc (Linux without psutil)."""
     total = 0
     for pid in pids:
         try:

@@ -448,3 +448,28 @@ def test_doctor_says_which_cgroup_hierarchy_and_whether_bots_get_their_own_uid()
     out = io.StringIO()
     doctor.print_report(data, out)
     assert f"hierarchy {data['cgroup_hierarchy']}" in out.getvalue() and "bot users" in out.getvalue()
+
+
+def test_process_trees_and_cpu_time_without_cgroups_agree_with_proc() -> None:
+    """The portable path (psutil) sees the same tree and CPU time as the /proc scan it replaces."""
+    import subprocess
+
+    from referee.sandbox import processes
+
+    if processes.psutil is None:
+        pytest.skip("psutil is not installed (it is a dependency: pip install -e .)")
+    parent = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time\n"
+                               "subprocess.Popen([sys.executable, '-c', 'while True: pass'])\ntime.sleep(30)"])
+    try:
+        deadline = time.monotonic() + 10
+        while len(processes.descendants(parent.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)
+        tree = processes.descendants(parent.pid)
+        assert len(tree) == 2 and tree == processes._proc_descendants(parent.pid)
+        portable, by_hand = processes.process_cpu_seconds(tree), processes._proc_cpu_seconds(tree)
+        assert portable > 0.2 and abs(portable - by_hand) < 0.1, (portable, by_hand)
+    finally:
+        for pid in processes.descendants(parent.pid):
+            os.kill(pid, 9)
+        parent.wait()
