@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from .sandbox import (SUPERVISOR, BotCgroup, BotIdentity, allocate_identity, program_path, unreachable, Isolation, Limits, SandboxError, SandboxMode, bwrap_command, bwrap_returncode,
-                      child_rlimits, default_limits, descendants, detect, process_cpu_seconds)
+from .sandbox import (SUPERVISOR, BotCgroup, BotIdentity, Isolation, Limits, SandboxError, SandboxMode,
+                      allocate_identity, bwrap_command, bwrap_returncode, child_rlimits, default_limits, descendants,
+                      detect, process_cpu_seconds, program_path, sweep, unreachable)
+from .sandbox.space import mount_private, unmount
 
 LOG_CAP = 256 * 1024
 LIMITS = {
@@ -83,6 +85,7 @@ class BotProcess:
         self.token = token
         self.identity: BotIdentity | None = None
         self.identity_note = ""
+        self._private_home = False
         self.process: asyncio.subprocess.Process | None = None
         self.cgroup: BotCgroup | None = None
         self._drain: asyncio.Task[tuple[int, int]] | None = None
@@ -108,6 +111,8 @@ class BotProcess:
     async def start(self) -> None:
         self.cgroup = BotCgroup(self.name, self.limits) if self.isolation is not None else None
         uid = self._take_identity()
+        if self.isolation is not None and not self.sandboxed:
+            self._private_home = mount_private(self.isolation.home, uid if uid is not None else os.getuid())
         command = self.command
         if self.sandboxed and self.mode is not None and self.isolation is not None:
             command = bwrap_command(self.mode, self.command, self.workdir, self.isolation, uid=uid)
@@ -127,6 +132,7 @@ class BotProcess:
         except BaseException:
             if self.cgroup is not None:
                 self.cgroup.remove()
+            self._clear_space()
             self._release_identity()
             raise
         finally:
@@ -157,6 +163,15 @@ class BotProcess:
         os.chown(home, uid, uid)
         os.chmod(home, 0o700)
         return uid
+
+    def _clear_space(self) -> None:
+        """Without bubblewrap: unmount the bot's private home, and delete what its uid wrote in
+        /tmp, /var/tmp and /dev/shm (nothing a bot writes outlives its match)."""
+        if self._private_home and self.isolation is not None:
+            unmount(self.isolation.home)
+            self._private_home = False
+        if self.identity is not None and not self.sandboxed:
+            sweep(self.identity.uid)
 
     def _release_identity(self) -> None:
         if self.identity is not None:
@@ -303,6 +318,7 @@ class BotProcess:
         if not limit and returncode == -signal.SIGXCPU:
             limit = f"the CPU time limit ({self.limits.cpu_seconds} s)"
         written, dropped = await self._drain if self._drain else (0, 0)
+        await asyncio.get_running_loop().run_in_executor(None, self._clear_space)
         self._release_identity()  # only now: every process that ran as it is gone
         self._cpu = cpu
         return ExitInfo(returncode, cpu, written, dropped, limit, self.mode.name if self.mode else "")

@@ -43,12 +43,12 @@ from .limits import (FILE_SIZE_LIMIT, LANGUAGE_LIMITS, NO_ADDRESS_SPACE_LIMIT, L
                      limits_from_table, runtime_hints)
 from .mode import (BUBBLEWRAP, FIX_COMMAND, INSECURE, SandboxError, SandboxMode, detect, unisolated_warning,
                    untrusted_refusal)
-from .identity import BotIdentity, NoFreeIdentity, program_path, unreachable, uid_range
+from .identity import BotIdentity, NoFreeIdentity, program_path, sweep, uid_range, unreachable
 from .identity import allocate as allocate_identity
 from .processes import descendants, process_cpu_seconds
 
 __all__ = ["PRIVATE_SPACE_BYTES", "SUPERVISOR", "BotIdentity", "NoFreeIdentity", "program_path", "unreachable",
-           "uid_range", "allocate_identity", "BOT_CPU_SHARES", "BUBBLEWRAP", "CGROUP_ROOT", "CONTROLLERS", "FILE_SIZE_LIMIT", "FIX_COMMAND", "INSECURE",
+           "uid_range", "allocate_identity", "sweep", "BOT_CPU_SHARES", "BUBBLEWRAP", "CGROUP_ROOT", "CONTROLLERS", "FILE_SIZE_LIMIT", "FIX_COMMAND", "INSECURE",
            "LANGUAGE_LIMITS", "NO_ADDRESS_SPACE_LIMIT", "SYSTEM_DIRS", "BotCgroup", "Isolation", "Limits",
            "SandboxError", "SandboxMode", "bwrap_command", "bwrap_returncode", "cgroup_parents", "child_rlimits",
            "default_limits", "descendants", "detect", "limits_from_table", "linked_targets", "private_system_files",

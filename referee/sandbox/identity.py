@@ -140,3 +140,42 @@ def unreachable(uid: int, paths: Iterable[Path], ancestors: bool = True) -> str:
             if not info.st_mode & bit:
                 return str(step)
     return ""
+
+
+SCRATCH_PLACES = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
+"""Where any user may write on a usual machine: swept of a bot uid's files after its match."""
+
+
+def sweep(uid: int, places: Iterable[Path] = SCRATCH_PLACES, depth: int = 4) -> list[Path]:
+    """Delete what ``uid`` owns in ``places`` (a directory of its with all below): whatever a
+    bot with a uid of its own wrote outside its private space, gone with the match."""
+    removed: list[Path] = []
+    for place in places:
+        removed += _sweep_dir(place, uid, depth)
+    return removed
+
+
+def _sweep_dir(directory: Path, uid: int, depth: int) -> list[Path]:
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        path = Path(entry.path)
+        if info.st_uid == uid:
+            try:
+                if stat.S_ISDIR(info.st_mode):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink()
+                removed.append(path)
+            except OSError:
+                pass
+        elif stat.S_ISDIR(info.st_mode) and depth > 1 and info.st_mode & stat.S_IWOTH:
+            removed += _sweep_dir(path, uid, depth - 1)  # only directories the bot could write into
+    return removed

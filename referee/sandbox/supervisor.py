@@ -178,7 +178,10 @@ def main(argv: list[str]) -> int:
         return 128 + signal.SIGKILL
     if os.WIFSIGNALED(status):
         signum = os.WTERMSIG(status)
-        signal.signal(signum, signal.SIG_DFL)
+        try:
+            signal.signal(signum, signal.SIG_DFL)
+        except (OSError, ValueError):  # SIGKILL and SIGSTOP: default already, and cannot be set
+            pass
         os.kill(me, signum)
         return 128 + signum
     return os.WEXITSTATUS(status)

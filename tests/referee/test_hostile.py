@@ -303,3 +303,46 @@ def test_nothing_a_bot_writes_outlives_the_match(sandbox_mode: str, tmp_path: Pa
                  if any(Path(p).glob("spite-disk-*spite-test-*"))]
     assert leftovers == [], f"files the bot wrote remain in {leftovers}"
     _honest_bot_won(result, honest_log)
+
+
+def test_the_fallback_keeps_a_root_organizers_bots_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without bubblewrap, as root: a bot (here a shell script, which any uid can run) gets a
+    uid of its own, so it cannot signal the other bot or read its home; its HOME is a private
+    tmpfs of 256 MiB; and what it wrote in /tmp or /dev/shm is deleted after the match."""
+    import os
+
+    from referee.manifest import BotManifest
+    from referee.sandbox import detect, uid_range
+
+    from .test_sandbox import log_text, marked, new_marker
+
+    if uid_range() is None:
+        pytest.skip("bots get uids of their own only when the organizer is root")
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="spite-shbot-"))  # pytest's tmp_path is closed to other uids
+    folder.chmod(0o755)
+    honest = new_marker()
+    tag = honest.rsplit("-", 1)[-1]
+    script = (f"id -u; df -P $HOME | tail -1; echo x > /tmp/spite-sweep-{tag}; mkdir /dev/shm/spite-sweep-{tag}; "
+              f"for p in $(pgrep -f -- {honest}); do [ $p = $$ ] || {{ kill -9 $p && echo killed $p; }}; done; "
+              f"sleep 1; ls $HOME/../seat1 2>&1 | head -1; sleep 1")
+    monkeypatch.setenv("SPITE_SANDBOX", "insecure")
+    detect.cache_clear()
+    try:
+        result = run_match([BotManifest(name="shbot", command=("sh", "-c", script), workdir=folder),
+                            marked("plant", honest)], log_dir=tmp_path / "logs")
+    finally:
+        monkeypatch.delenv("SPITE_SANDBOX")
+        detect.cache_clear()
+        shutil.rmtree(folder)
+    text = log_text(result, 0)
+    uid = int(text.split()[0])
+    assert uid != os.geteuid() and uid_range()[0] <= uid <= uid_range()[1], text  # type: ignore[index]
+    assert "spite-" in text.splitlines()[1] and " 262144 " in text.splitlines()[1], "HOME: a 256 MiB tmpfs: " + text
+    assert "killed" not in text and "Operation not permitted" in text, text
+    assert "Permission denied" in text, "the other seat's home is closed to it: " + text
+    assert not list(Path("/tmp").glob(f"spite-sweep-{tag}")) and not list(Path("/dev/shm").glob(f"spite-sweep-{tag}"))
+    assert result.match.seats[1].report.status == "done" and only_game(result).winners == (1,)
+    assert survivors(honest) == []
