@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tournaments.store import Store, StoreError
 
 from .conftest import LEAGUE, Run, write_tournament
@@ -97,14 +99,16 @@ def comparable(db: Path) -> tuple[list[Any], list[Any]]:
         return matches, list(store.rating_history(found.id))
 
 
-def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path, league: Run) -> None:
+@pytest.mark.parametrize("sandbox", ["auto", "insecure"])
+def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path, league: Run, sandbox: str) -> None:
+    """In the machine's sandbox mode (``auto``) and in the fallback (``insecure``)."""
     path = write_tournament(tmp_path, "league", **LEAGUE)
     db = tmp_path / "killed.db"
     command = [sys.executable, "-m", "spite_cli.main", "tournament", str(path), "--db", str(db), "--plain"]
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     runner = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env={**os.environ, "TMPDIR": str(scratch)})
+                              env={**os.environ, "TMPDIR": str(scratch), "SPITE_SANDBOX": sandbox})
     try:
         family: set[int] = set()
         hang_guard = time.monotonic() + 300  # not a speed check: only so a hung runner fails the test
@@ -132,7 +136,8 @@ def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path,
     assert not marked(scratch), ("no bot outlives a killed runner, not even one started as the kill landed: "
                                  + "; ".join(describe(pid) for pid in marked(scratch)))
 
-    resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True)
+    resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True,
+                             env={**os.environ, "SPITE_SANDBOX": sandbox})
     assert resumed.returncode == 0, resumed.stderr
     assert "resuming tournament 'league'" in resumed.stdout
     assert f"{cut['running']} interrupted match(es) will be played again" in resumed.stdout
@@ -146,6 +151,7 @@ def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path,
         assert store.db.execute("SELECT COUNT(*) FROM seat_results").fetchone()[0] == 12
         assert sorted(m.attempts for m in store.matches(tid)) == [1] * (6 - cut["running"]) + [2] * cut["running"]
 
-    again = subprocess.run(command + ["--resume"], capture_output=True, text=True)
+    again = subprocess.run(command + ["--resume"], capture_output=True, text=True,
+                           env={**os.environ, "SPITE_SANDBOX": sandbox})
     assert again.returncode == 0 and "round 0 deal" not in again.stdout, "a finished tournament plays nothing more"
     assert comparable(db) == comparable(league.db)
