@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .limits import _MIB, FILE_SIZE_LIMIT, NO_ADDRESS_SPACE_LIMIT, Limits
 from .mode import SandboxError
+from .processes import alive
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 INSECURE = "insecure"
@@ -135,7 +136,7 @@ def _remove_stale(parent: Path) -> None:
         return
     for path in entries:
         owner = path.name.split("-")[1]
-        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+        if owner.isdigit() and not alive(int(owner)):
             try:
                 path.rmdir()
             except OSError:  # still has processes, or not ours to remove

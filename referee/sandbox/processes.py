@@ -87,3 +87,19 @@ def _proc_cpu_seconds(pids: Iterable[int]) -> float:
         except (OSError, IndexError, ValueError):
             continue
     return total / _CLK_TCK
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie does not: an init that is slow to reap keeps dead
+    launchers in /proc for a while)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            state = handle.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        if psutil is not None:
+            try:
+                return bool(psutil.Process(pid).status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD))
+            except psutil.Error:
+                return False
+        return False
+    return state not in (b"Z", b"X")

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 
 from .bubblewrap import PRIVATE_SPACE_BYTES
+from .processes import alive
 
 _MNT_DETACH = 2
 _MS_NOSUID = 2
@@ -59,5 +60,5 @@ def remove_stale() -> None:
         if len(parts) < 3 or parts[2] != "tmpfs" or not parts[0].startswith("spite-"):
             continue
         owner = parts[0][len("spite-"):]
-        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+        if owner.isdigit() and not alive(int(owner)):
             unmount(Path(parts[1].replace("\\040", " ")))

@@ -140,6 +140,8 @@ def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path,
                              env={**os.environ, "SPITE_SANDBOX": sandbox})
     assert resumed.returncode == 0, resumed.stderr
     assert "resuming tournament 'league'" in resumed.stdout
+    left = [line for line in Path("/proc/self/mounts").read_text().splitlines() if str(scratch) in line]
+    assert not left, f"the killed run's private bot spaces are unmounted by the next launcher: {left}"
     assert f"{cut['running']} interrupted match(es) will be played again" in resumed.stdout
     assert resumed.stdout.count("round 0 deal") == 6 - cut["done"], "only the missing matches are played"
 
