@@ -4,9 +4,13 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup browser demo test bench bench-rules bench-transport bench-tournament bench-bots bench-sandbox proto clean
+.PHONY: setup sandbox browser demo test bench bench-rules bench-transport bench-tournament bench-bots bench-sandbox proto clean
 
-setup: $(STAMP) browser
+setup: $(STAMP) sandbox browser
+
+# The bot sandbox: bubblewrap, installed where no password is needed (docs/security.md).
+sandbox:
+	@.ci/install-bubblewrap
 
 # Debian's chromium for the browser tests (tests/web), when missing and root or sudo is at hand.
 browser:

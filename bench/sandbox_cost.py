@@ -57,7 +57,7 @@ def main() -> int:
     print(f"{'':24} {'cpu_seconds us':>15} {'pause us':>10} {'resume us':>10}")
     for label, isolated, parents in rows:
         if parents is not None:
-            sandbox.cgroup_parents = lambda: parents  # type: ignore[assignment]  # the fallbacks alone
+            sandbox.cgroups.cgroup_parents = lambda: parents  # type: ignore[assignment]  # the fallbacks alone
         result = asyncio.run(cost(args.calls, isolated))
         print(f"{label:24} {result['cpu_seconds']:15.1f} {result['pause']:10.1f} {result['resume']:10.1f}")
     return 0

@@ -19,13 +19,16 @@ import ctypes
 import os
 import resource
 import signal
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from .sandbox import (BotCgroup, Isolation, Limits, SandboxError, SandboxMode, bwrap_command, bwrap_returncode,
-                      child_rlimits, default_limits, descendants, detect, process_cpu_seconds)
+from .sandbox import (SUPERVISOR, BotCgroup, BotIdentity, Isolation, Limits, SandboxError, SandboxMode,
+                      allocate_identity, bwrap_command, bwrap_returncode, child_rlimits, default_limits, descendants,
+                      detect, process_cpu_seconds, program_path, sweep, unreachable)
+from .sandbox.space import mount_private, unmount
 
 LOG_CAP = 256 * 1024
 LIMITS = {
@@ -65,7 +68,8 @@ class BotProcess:
     def __init__(self, name: str, command: Sequence[str], workdir: Path, env: dict[str, str],
                  log_path: Path | None, log_cap: int = LOG_CAP, stdio: bool = False,
                  line_limit: int = 64 * 1024, *, limits: Limits | None = None, language: str = "",
-                 isolation: Isolation | None = None, mode: SandboxMode | None = None) -> None:
+                 isolation: Isolation | None = None, mode: SandboxMode | None = None,
+                 token: str | None = None) -> None:
         self.stdio = stdio
         self.line_limit = line_limit
         self.name = name
@@ -78,6 +82,10 @@ class BotProcess:
         self.limits = limits or default_limits(language)
         self.isolation = isolation
         self.mode = mode or detect() if isolation is not None else None
+        self.token = token
+        self.identity: BotIdentity | None = None
+        self.identity_note = ""
+        self._private_home = False
         self.process: asyncio.subprocess.Process | None = None
         self.cgroup: BotCgroup | None = None
         self._drain: asyncio.Task[tuple[int, int]] | None = None
@@ -102,24 +110,96 @@ class BotProcess:
 
     async def start(self) -> None:
         self.cgroup = BotCgroup(self.name, self.limits) if self.isolation is not None else None
+        uid = self._take_identity()
+        if self.isolation is not None and not self.sandboxed:
+            self._private_home = mount_private(self.isolation.home, uid if uid is not None else os.getuid())
         command = self.command
         if self.sandboxed and self.mode is not None and self.isolation is not None:
-            command = bwrap_command(self.mode, self.command, self.workdir, self.isolation)
-        rlimits = child_rlimits(self.limits, self.language, self.cgroup) if self.isolation is not None \
-            else list(LIMITS.items())
+            command = bwrap_command(self.mode, self.command, self.workdir, self.isolation, uid=uid)
+        parent = os.getpid()
+        command = supervised(command, parent, uid=None if self.sandboxed else uid)
+        rlimits = child_rlimits(self.limits, self.language, self.cgroup, own_user=uid is not None) \
+            if self.isolation is not None else list(LIMITS.items())
         joins = self.cgroup.join_paths() if self.cgroup else []
         pipe = asyncio.subprocess.PIPE
+        env, handover = self._token_handover()
         try:
             self.process = await asyncio.create_subprocess_exec(
-                *command, cwd=self.workdir, env=self.env,
+                *command, cwd=self.workdir, env=env, pass_fds=handover,
                 stdin=pipe if self.stdio else asyncio.subprocess.DEVNULL, stdout=pipe,
                 stderr=pipe if self.stdio else asyncio.subprocess.STDOUT, start_new_session=True,
-                preexec_fn=lambda: _in_child(rlimits, joins), limit=self.line_limit + 1)
+                preexec_fn=lambda: _in_child(rlimits, joins, parent), limit=self.line_limit + 1)
         except BaseException:
             if self.cgroup is not None:
                 self.cgroup.remove()
+            self._clear_space()
+            self._release_identity()
             raise
+        finally:
+            for fd in handover:
+                os.close(fd)
         self._drain = asyncio.get_running_loop().create_task(self._drain_output())
+
+    def _take_identity(self) -> int | None:
+        """A uid of the bot's own when the launcher is root (:mod:`referee.sandbox.identity`):
+        its home becomes that uid's. Without bubblewrap the uid must reach the program and
+        its directory through the real file system (under bubblewrap, its directory and program
+        alone); where it cannot (a toolchain under a private /root, a bot folder of mode 0700),
+        the bot keeps the organizer's user and its log says why."""
+        if self.isolation is None:
+            return None
+        self.identity = allocate_identity()
+        if self.identity is None:
+            return None
+        uid = self.identity.uid
+        blocked = unreachable(uid, [program_path(self.command, self.workdir), self.workdir],
+                              ancestors=not self.sandboxed)
+        if blocked:
+            self.identity_note = (f"[spite: this bot runs as the organizer's user, not as uid {uid}: that uid cannot "
+                                  f"reach {blocked}" + ("" if self.sandboxed else "; bubblewrap would let it") + "]\n")
+            self._release_identity()
+            return None
+        home = self.isolation.home
+        os.chown(home, uid, uid)
+        os.chmod(home, 0o700)
+        return uid
+
+    def _clear_space(self) -> None:
+        """Without bubblewrap: unmount the bot's private home, and delete what its uid wrote in
+        /tmp, /var/tmp and /dev/shm (nothing a bot writes outlives its match)."""
+        if self._private_home and self.isolation is not None:
+            unmount(self.isolation.home)
+            self._private_home = False
+        if self.identity is not None and not self.sandboxed:
+            sweep(self.identity.uid)
+
+    def _release_identity(self) -> None:
+        if self.identity is not None:
+            self.identity.release()
+            self.identity = None
+
+    @property
+    def uid(self) -> int | None:
+        """The bot's own uid while it runs (None: it runs as the organizer's user)."""
+        return self.identity.uid if self.identity is not None else None
+
+    def _token_handover(self) -> tuple[dict[str, str], tuple[int, ...]]:
+        """The bot's environment and the descriptors it inherits: its seat token travels in a
+        pipe (``SPITE_TOKEN_FILE=/dev/fd/N``, which every SDK reads), never in the environment,
+        where another process of the same user could read it from ``/proc/<pid>/environ``.
+        The pipe holds the token once: whoever reads it empties it."""
+        if not self.token:
+            return self.env, ()
+        env = {k: v for k, v in self.env.items() if k != "SPITE_TOKEN"}
+        read_end, write_end = os.pipe()
+        try:
+            os.write(write_end, self.token.encode() + b"\n")
+            if self.uid is not None:  # reopening /dev/fd/N checks the pipe's owner: the bot's uid
+                os.fchown(read_end, self.uid, self.uid)
+        finally:
+            os.close(write_end)
+        env["SPITE_TOKEN_FILE"] = f"/dev/fd/{read_end}"
+        return env, (read_end,)
 
     async def _drain_output(self) -> tuple[int, int]:
         if self.process is None:
@@ -128,8 +208,10 @@ class BotProcess:
         if source is None:
             return 0, 0
         written = dropped = 0
-        sink = open(self.log_path, "wb") if self.log_path else None
+        sink = open(self.log_path, "wb", opener=_private) if self.log_path else None
         try:
+            if sink and self.identity_note:
+                sink.write(self.identity_note.encode())
             while chunk := await source.read(65536):
                 room = max(0, self.log_cap - written)
                 if sink and room:
@@ -226,6 +308,7 @@ class BotProcess:
             await asyncio.wait_for(self.process.wait(), grace)
         except (asyncio.TimeoutError, TimeoutError):
             pass
+        await self._end_supervisor()
         kill_group(self.process.pid)
         limit = self.limit_hit()
         if self.cgroup is not None:
@@ -235,13 +318,44 @@ class BotProcess:
         if not limit and returncode == -signal.SIGXCPU:
             limit = f"the CPU time limit ({self.limits.cpu_seconds} s)"
         written, dropped = await self._drain if self._drain else (0, 0)
+        await asyncio.get_running_loop().run_in_executor(None, self._clear_space)
+        self._release_identity()  # only now: every process that ran as it is gone
         self._cpu = cpu
         return ExitInfo(returncode, cpu, written, dropped, limit, self.mode.name if self.mode else "")
 
 
-def _in_child(rlimits: list[tuple[int, int]], cgroup_procs: list[str]) -> None:
-    """In the child, before exec: join the bot's cgroups, then :func:`die_with_parent` with
-    ``rlimits``. Only async-signal-tolerant work here (the parent has threads)."""
+    async def _end_supervisor(self, grace: float = 2.0) -> None:
+        """Ask the supervisor (the process this launcher started) to kill everything below it,
+        and wait for it, so what the bot started outside its process group goes too."""
+        if self.process is None or self.process.returncode is not None:
+            return
+        try:
+            self.process.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(self.process.wait(), grace)
+        except (ProcessLookupError, asyncio.TimeoutError, TimeoutError):
+            pass
+
+
+
+def supervised(command: Sequence[str], parent: int, uid: int | None = None) -> list[str]:
+    """``command`` started through :mod:`referee.sandbox.supervisor` (a child subreaper that dies with
+    ``parent``, then kills everything the bot started; the bot runs as ``uid`` if given), run by
+    this interpreter alone (``-I -S``: no site packages, a few milliseconds)."""
+    return [sys.executable, "-I", "-S", str(SUPERVISOR), str(parent), *(["--uid", str(uid)] if uid is not None else []),
+            "--", *command]
+
+
+def _private(path: str, flags: int) -> int:
+    """Open a bot's log readable by the organizer alone (another bot's uid cannot read it)."""
+    return os.open(path, flags, 0o600)
+
+
+def _in_child(rlimits: list[tuple[int, int]], cgroup_procs: list[str], parent: int) -> None:
+    """In the child, before exec: :func:`die_with_parent` first (so the window in which a
+    killed launcher leaves this child behind is closed before anything slow), then join the
+    bot's cgroups and set ``rlimits``. Only async-signal-tolerant work here (the parent has
+    threads)."""
+    die_with_parent([], parent=parent)
     pid = str(os.getpid()).encode()
     for path in cgroup_procs:
         fd = os.open(path, os.O_WRONLY)
@@ -249,19 +363,45 @@ def _in_child(rlimits: list[tuple[int, int]], cgroup_procs: list[str]) -> None:
             os.write(fd, pid)
         finally:
             os.close(fd)
-    die_with_parent(rlimits)
+    _set_rlimits(rlimits)
 
 
-def die_with_parent(rlimits: Sequence[tuple[int, int]] | None = None) -> None:
+_forking_parent = 0
+"""The pid of the process that last forked with a ``preexec_fn`` (set just before the fork, by
+the hook below): what :func:`die_with_parent` compares ``getppid()`` with in the child."""
+
+
+def _remember_parent() -> None:
+    global _forking_parent
+    _forking_parent = os.getpid()
+
+
+os.register_at_fork(before=_remember_parent)
+
+
+def die_with_parent(rlimits: Sequence[tuple[int, int]] | None = None, *, parent: int | None = None) -> None:
     """In the child, before exec: get SIGKILL if the launching process dies (Linux
     PR_SET_PDEATHSIG), so a killed referee or tournament worker leaves no bots behind;
-    and the resource limits (``LIMITS`` unless ``rlimits`` are given)."""
+    and the resource limits (``LIMITS`` unless ``rlimits`` are given).
+
+    The parent-death signal only covers a parent that dies *after* it is set: one killed
+    between the fork and the prctl has already handed this child to init. So once the
+    signal is armed the child checks that its parent is still ``parent`` (by default the
+    process that forked it, remembered by an at-fork hook) and exits at once if not -- the
+    classic fix of that race."""
+    expected = parent if parent is not None else _forking_parent
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):
         pass
-    for limit, value in (rlimits if rlimits is not None else list(LIMITS.items())):
+    if expected and os.getppid() != expected:
+        os._exit(1)
+    _set_rlimits(rlimits if rlimits is not None else list(LIMITS.items()))
+
+
+def _set_rlimits(rlimits: Sequence[tuple[int, int]]) -> None:
+    for limit, value in rlimits:
         try:
             resource.setrlimit(limit, (value, value))
         except (ValueError, OSError):  # a hard limit already lower: keep it

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,8 +44,9 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
     """
     with tempfile.TemporaryDirectory(prefix="spite-") as scratch:
         root = Path(scratch)
+        root.chmod(0o711)  # bots running as uids of their own pass through to their home and the socket
         sockets = root / "referee"
-        sockets.mkdir()
+        sockets.mkdir(mode=0o711)
         own_referee = referee is None
         if referee is None:
             referee = await start_referee(unix_address(sockets))
@@ -52,6 +54,7 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
         watchers: list[asyncio.Task[None]] = []
         try:
             async with _reachable(referee.address, sockets) as (address, socket_dir):
+                _connectable(address)
                 match = referee.arena.create(config)
                 if on_start is not None:
                     result = on_start(match)
@@ -67,14 +70,15 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
                     stdio = bot.transport == "stdio"
                     home = root / f"seat{seat.index}"
                     home.mkdir(mode=0o700)
-                    settings = {"SPITE_TOKEN": seat.token, "SPITE_BOT_SEED": str(bot_seed), "HOME": str(home)}
+                    settings = {"SPITE_BOT_SEED": str(bot_seed), "HOME": str(home)}
                     if not stdio:
                         settings["SPITE_ADDRESS"] = address
                     hints = runtime_hints(bot.language, bot.limits or default_limits(bot.language))
-                    env = BotProcess.clean_env({**hints, **bot.env, **settings})
+                    env = BotProcess.clean_env({**hints, **bot.env, **settings})  # the token goes in a pipe
                     isolation = Isolation(home=home, socket_dir=None if stdio else socket_dir, hidden=hidden)
                     process = BotProcess(bot.name, bot.command, bot.workdir, env, log_path, stdio=stdio,
-                                         limits=bot.limits, language=bot.language, isolation=isolation)
+                                         limits=bot.limits, language=bot.language, isolation=isolation,
+                                         token=seat.token)
                     processes.append(process)
                     await process.start()
                     match.bind_process(seat, process)
@@ -91,6 +95,17 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
             if own_referee:
                 await referee.stop(grace=0.5)
         return LocalMatch(match, exits, [p.log_path for p in processes])
+
+
+def _connectable(address: str) -> None:
+    """Let bots running as uids of their own connect to the referee's Unix socket (connecting
+    needs write permission on it); its directory stays unlistable and the seat tokens guard
+    the sessions."""
+    if address.startswith("unix:"):
+        try:
+            os.chmod(address[len("unix:"):], 0o666)
+        except OSError:  # not ours (a referee started elsewhere): as it is
+            pass
 
 
 async def _watch(match: Match, seat: Seat, process: BotProcess) -> None:

@@ -6,7 +6,7 @@ A manifest::
     version = "1.0.0"
     language = "python"
     command = ["{python}", "bot.py"]   # required; a list, or one string split like a shell
-    workdir = "."                      # relative to the manifest; default: its directory
+    workdir = "."                      # relative to the manifest, inside its folder; default: its directory
     build = "go build -o bot ."        # optional, run once (in workdir) before games start
     transport = "grpc"                 # or "stdio"
     [env]                              # optional extra environment for the bot
@@ -19,7 +19,9 @@ A manifest::
 
 ``{python}`` is the interpreter running Spite Arena, ``{dir}`` the manifest's directory.
 Every problem is a :class:`ManifestError` naming the bot and the field, raised before
-any game starts.
+any game starts. A manifest cannot reach out of its folder: ``workdir`` and every path in
+``command`` resolve inside it (symlinks followed), so the sandbox never binds the
+organizer's files (a tournament's seed secret, store or logs) into a bot's view.
 """
 
 from __future__ import annotations
@@ -134,6 +136,10 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
         raise ManifestError(f"bot {name!r} ({path}): field 'command' is required (a list of strings or a string)")
     command = [c.replace("{python}", sys.executable).replace("{dir}", str(base)) for c in command]
     workdir = (base / str(data.get("workdir", "."))).resolve()
+    if not _inside(workdir, base):
+        raise ManifestError(f"bot {name!r} ({path}): field 'workdir': {data.get('workdir')!r} leads out of the bot's "
+                            f"folder {base}; a bot runs in its own folder or below it")
+    _confine_command(command, workdir, base, f"bot {name!r} ({path})")
     if not workdir.is_dir():
         raise ManifestError(f"bot {name!r} ({path}): field 'workdir': {workdir} is not a directory")
     transport = data.get("transport", "grpc")
@@ -160,6 +166,31 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
     if not build:
         manifest.check_command()
     return manifest
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _confine_command(command: list[str], workdir: Path, folder: Path, where: str) -> None:
+    """Every path in ``command`` stays in the bot's folder: the program (unless it is a bare
+    name found on PATH, or ``{python}``) and each argument that is absolute or climbs with
+    ``..`` (also after an ``=``, as in ``--jar=../x``). A bot's sandbox binds the paths its command
+    names, so a path out of its folder would hand it the organizer's files."""
+    for position, part in enumerate(command):
+        if position == 0 and (part == sys.executable or os.sep not in part):
+            continue
+        for piece in part.split("=") if position else [part]:
+            climbs = ".." in Path(piece).parts
+            if not (os.path.isabs(piece) or climbs or position == 0):
+                continue
+            if position and piece == sys.executable:
+                continue
+            resolved = Path(os.path.realpath(piece if os.path.isabs(piece) else workdir / piece))
+            if not _inside(resolved, folder):
+                raise ManifestError(f"{where}: field 'command': {part!r} leads out of the bot's folder {folder}; "
+                                    f"put the file in the folder (a manifest may name only its own files, "
+                                    f"{{python}} and programs on PATH)")
 
 
 def resolve_bot(spec: str) -> BotManifest:

@@ -4,7 +4,8 @@ For languages without a good gRPC library (and for competition programmers used 
 stdin/stdout), the referee launches the bot itself and exchanges the ``spite.v1``
 messages in protobuf's canonical JSON mapping, one message per line. The session is
 the same as on gRPC: the bot's first line is a ``Hello`` with its token (from
-``SPITE_TOKEN``), refusals carry the status name gRPC would use, and deadlines,
+``SPITE_TOKEN_FILE``, or none: the pipes the referee started it on say which seat it
+is), refusals carry the status name gRPC would use, and deadlines,
 faults and policies are the match's. Lines over the size cap end the session like an
 oversized gRPC message; text that is not a message is a malformed action. stderr is
 the bot's log (captured and capped by the launcher).
@@ -108,7 +109,9 @@ async def serve_stdio_seat(arena: Arena, match: Match, seat: Seat, process: BotP
         await refuse("INVALID_ARGUMENT", "the first line must be a Hello")
         return
     try:
-        admitted_match, admitted_seat = arena.admit(message.hello, message.hello.token)
+        # The pipes are the credential: this process was started for this seat, so a Hello
+        # without a token is this seat's; a token given must still be the seat's own.
+        admitted_match, admitted_seat = arena.admit(message.hello, message.hello.token or seat.token)
     except SessionRefused as refused:
         await refuse(refused.code.name, refused.message)
         return

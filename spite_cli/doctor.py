@@ -1,5 +1,6 @@
-"""``spite doctor``: what this machine gives bots -- the sandbox mode and why, the cgroup
-controllers the resource limits use (or the rlimit fallbacks), and the toolchains found.
+"""``spite doctor``: what this machine gives bots -- the sandbox mode and why, whether each
+bot gets a uid of its own, the cgroup hierarchy (v1, v2 or hybrid) and the controllers the
+resource limits use (or the rlimit fallbacks), and the toolchains found.
 
 Always exits 0: it reports, it does not judge. ``--json`` prints the same as one object.
 """
@@ -11,9 +12,12 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
-from referee.sandbox import CONTROLLERS, LANGUAGE_LIMITS, cgroup_parents, detect
+from referee.sandbox import (CONTROLLERS, LANGUAGE_LIMITS, PRIVATE_SPACE_BYTES, cgroup_parents, detect, uid_range,
+                             unreachable)
+from referee.sandbox.cgroups import UNIFIED, hierarchy
 
 TOOLCHAINS: dict[str, tuple[str, ...]] = {
     "python": (sys.executable, "--version"),
@@ -46,9 +50,29 @@ def report() -> dict[str, Any]:
     return {"sandbox": {"mode": mode.name, "reason": mode.reason, "bwrap": mode.bwrap or shutil.which("bwrap"),
                         "bwrap_version": mode.bwrap_version},
             "cgroups": cgroups,
+            "cgroup_hierarchy": hierarchy(),
+            "cgroup_v2": {"usable": UNIFIED in parents, "path": str(parents[UNIFIED]) if UNIFIED in parents else None},
+            "identities": _identities(mode.isolated),
+            "private_space_mb": PRIVATE_SPACE_BYTES // (1024 * 1024) if mode.isolated else None,
             "limits": {lang or "default": vars(limits) for lang, limits in LANGUAGE_LIMITS.items()},
             "toolchains": {name: _toolchain(argv) for name, argv in TOOLCHAINS.items()},
             "root": os.geteuid() == 0}
+
+
+def _identities(isolated: bool) -> dict[str, Any]:
+    """Whether each bot gets a uid of its own here, and why not."""
+    try:
+        bounds = uid_range()
+    except ValueError as error:
+        return {"separate": False, "range": None, "why": str(error)}
+    if bounds is None:
+        why = "not root: bots run as the organizer's user" if os.geteuid() != 0 else "SPITE_BOT_UIDS=off"
+        return {"separate": False, "range": None, "why": why}
+    blocked = "" if isolated else unreachable(bounds[0], [Path(sys.executable)])
+    if blocked:
+        return {"separate": False, "range": list(bounds),
+                "why": f"without bubblewrap a bot uid cannot reach {blocked} on the way to this Python"}
+    return {"separate": True, "range": list(bounds), "why": "root: each bot runs as a uid of its own"}
 
 
 def _toolchain(argv: tuple[str, ...]) -> dict[str, Any]:
@@ -72,7 +96,17 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
     print(f"            {sandbox['reason']}", file=out)
     print(f"bwrap       {sandbox['bwrap'] or 'not found'}"
           + (f" ({sandbox['bwrap_version']})" if sandbox["bwrap_version"] else ""), file=out)
-    print("cgroups (v1)", file=out)
+    identities = data["identities"]
+    print(f"bot users   {'one uid per bot ' + '-'.join(map(str, identities['range'])) if identities['separate'] else 'the organizer' + chr(39) + 's'}"
+          f"  ({identities['why']})", file=out)
+    if data["private_space_mb"]:
+        print(f"bot space   HOME and /tmp: private tmpfs of {data['private_space_mb']} MiB each, gone with the match",
+              file=out)
+    v2 = data["cgroup_v2"]
+    print(f"cgroups     hierarchy {data['cgroup_hierarchy']}; v2 group "
+          + (f"usable at {v2['path']} (cgroup.kill, cgroup.freeze, cpu.stat)" if v2["usable"] else "not usable"),
+          file=out)
+    print("cgroups (v1 controllers, or their v2 files in the v2 group)", file=out)
     for name, group in data["cgroups"].items():
         status = f"usable  {group['for']}" if group["usable"] else f"missing -> {group['fallback']}"
         print(f"  {name:<9} {status}", file=out)

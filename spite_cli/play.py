@@ -52,6 +52,11 @@ def cmd_play(args: argparse.Namespace) -> int:
                              Policy(args.policy), replay_dir)
     except (RulesError, ManifestError, ValueError) as error:
         return fail("play", str(error).splitlines()[0] if str(error) else type(error).__name__)
+    from referee.sandbox import detect, unisolated_warning
+
+    warning = unisolated_warning(detect())
+    if warning:  # one prominent line: these bots run as the organizer, unisolated
+        err_console().print(warning, style="bold yellow", markup=False, highlight=False)
     # The bots' logs are always kept: next to the replays, or in a temporary directory the result names.
     log_dir = Path(args.log_dir) if args.log_dir else (replay_dir / "logs" if replay_dir
                                                        else Path(tempfile.mkdtemp(prefix="spite-logs-")))

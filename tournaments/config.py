@@ -70,7 +70,8 @@ MATCH_POINTS_GAME_CAP = 30
 """Most games in a match played to N points, unless the file says otherwise (classic-20's
 first-to-50 takes about 4-8 games between sample bots; the cap stops a match of draws)."""
 _KNOWN = {"name", "rules", "bots", "seed", "rounds", "parallel", "policy", "match_games", "replay_dir", "log_dir",
-          "time_control", "rating", "stop", "thinking", "bench", "seed_file", "seed_commitment"}
+          "time_control", "rating", "stop", "thinking", "bench", "seed_file", "seed_commitment",
+          "entrants"}
 
 
 class TournamentFileError(ValueError):
@@ -124,6 +125,8 @@ class TournamentConfig:
     seed_file: Path | None = None
     """A committed secret (``spite seed commit``); ``seed`` is derived from it."""
     seed_commitment: str | None = None
+    untrusted: bool = False
+    """``entrants = "untrusted"``: the runner refuses to start unless bots are isolated."""
     """The published ``sha256:...`` the runner checks ``seed_file`` against before any game."""
 
     def identity(self) -> dict[str, Any]:
@@ -207,12 +210,16 @@ def tournament_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         raise fail("stop.max_rounds", f"must be at least 'rounds' ({rounds}), got {stop.max_rounds}")
 
     entrants, bots, specs = _entrants(data.get("bots"), rules, path, fail)
+    trust = data.get("entrants", "trusted")
+    if trust not in ("trusted", "untrusted"):
+        raise fail("entrants", f"must be \"trusted\" or \"untrusted\", got {trust!r}")
     return TournamentConfig(
         name=name.strip(), path=path.resolve(), rules=rules, entrants=entrants, bots=bots, bot_specs=specs,
         seed=seed, rounds=rounds, parallel=parallel, policy=policy, match_games=match_games,
         time_control=time_control, rating=rating, stop=stop,
         replay_dir=_optional_dir(data, "replay_dir", fail), log_dir=_optional_dir(data, "log_dir", fail),
-        thinking=thinking, bench=bench, seed_file=seed_file, seed_commitment=seed_commitment)
+        thinking=thinking, bench=bench, seed_file=seed_file, seed_commitment=seed_commitment,
+        untrusted=trust == "untrusted")
 
 
 def _committed_seed(data: dict[str, Any], path: Path, fail: Any) -> tuple[Path | None, str | None, int]:

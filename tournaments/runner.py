@@ -296,7 +296,8 @@ class Runner:
             bot_seed=match.bot_seed, replay_dir=str(config.replay_dir.resolve()) if config.replay_dir else None,
             log_dir=str(self.log_dir()), thinking=config.thinking,
             # never readable by a sandboxed bot, even where a bot's readable directory holds them
-            hide=tuple(str(self.store.path.resolve()) + suffix for suffix in ("", "-wal", "-shm", "-journal")))
+            hide=tuple([str(self.store.path.resolve()) + suffix for suffix in ("", "-wal", "-shm", "-journal")]
+                       + ([str(self.config.seed_file.resolve())] if self.config.seed_file else [])))
 
     async def _slot(self, slot: int) -> None:
         while self.queue:
@@ -376,6 +377,19 @@ class Runner:
                                   f"{tries} tries", [error[:300]])
 
 
+def check_isolation(config: TournamentConfig, say: Callable[[str], None]) -> None:
+    """Refuse untrusted entrants where bots would run unisolated; else say so on one line."""
+    from referee.sandbox import detect, unisolated_warning, untrusted_refusal
+
+    mode = detect()
+    refusal = untrusted_refusal(mode)
+    if config.untrusted and refusal:
+        raise TournamentError(refusal)
+    warning = unisolated_warning(mode)
+    if warning:
+        say(warning)
+
+
 def run_tournament(config: TournamentConfig, options: RunOptions, out: TextIO | None = None,
                    view: View | None = None) -> RunSummary:
     """Everything ``spite tournament`` does; raises :class:`TournamentError` or ``ManifestError``
@@ -385,6 +399,7 @@ def run_tournament(config: TournamentConfig, options: RunOptions, out: TextIO | 
     def say(line: str) -> None:
         print(line, file=stream, flush=True)
 
+    check_isolation(config, say)
     check_seed_commitment(config, say)
     fingerprints = build_bots(config, say)
     store = Store(options.db)

@@ -1,6 +1,6 @@
 """A bot that misbehaves on purpose, one way per mode, for the referee's hostile-bot tests.
 
-    python hostile_bot.py MODE [--marker=TEXT]   (address and token from SPITE_ADDRESS / SPITE_TOKEN)
+    python hostile_bot.py MODE [--marker=TEXT]   (address from SPITE_ADDRESS, token from SPITE_TOKEN or SPITE_TOKEN_FILE)
 
 It speaks the wire protocol with the raw generated stubs (no SDK), so it can send
 what no SDK would. In "good" mode, and between its misdeeds, it plays the first
@@ -12,7 +12,10 @@ Sandbox probes, reported on stderr for the test to read: ``network`` tries the T
 addresses in SPITE_PROBE_TCP (``host:port,...``) before connecting; ``snoop`` (at its
 third decision) reads the files in SPITE_PROBE_FILES (``,``-separated), the other
 seats' homes next to its own, and every /proc/*/environ for another seat's token;
-``plant`` writes its token to $HOME/secret.txt, then plays well; ``ponder`` starts a child
+``plant`` writes its token to $HOME/secret.txt, then plays well; ``steal`` hunts the other
+seats' tokens (environment, token file, inherited pipe) and takes their seats; ``kill``
+SIGKILLs the other bots it can see; ``escape`` leaves its cgroups and double-forks a daemon;
+``disk`` writes 4 MiB files in HOME, /tmp, /var/tmp, /dev/shm and its workdir; ``ponder`` starts a child
 that spins all match long and reports its CPU time at each game over; ``slow`` waits 10 ms (idle) before each answer.
 """
 
@@ -52,6 +55,20 @@ async def connect(address: str, token: str) -> grpc.aio.StreamStreamCall:
     return call
 
 
+def own_token() -> str:
+    """This seat's token: ``SPITE_TOKEN`` (a bot started by hand), else the file or inherited
+    pipe named by ``SPITE_TOKEN_FILE`` (read once, then the same value from a cache)."""
+    global _TOKEN
+    if _TOKEN is None:
+        _TOKEN = os.environ.get("SPITE_TOKEN", "").strip()
+        if not _TOKEN and os.environ.get("SPITE_TOKEN_FILE"):
+            _TOKEN = Path(os.environ["SPITE_TOKEN_FILE"]).read_text().strip()
+    return _TOKEN
+
+
+_TOKEN: str | None = None
+
+
 def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
@@ -79,7 +96,7 @@ def probe_files() -> None:
             say(f"read {path}: got {path.read_text()[:40]!r}")
         except OSError as error:
             say(f"read {path}: failed ({error.strerror})")
-    own = os.environ.get("SPITE_TOKEN", "")
+    own = own_token()
     readable = others = 0
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -90,10 +107,118 @@ def probe_files() -> None:
             continue
         readable += 1
         for item in environ:
-            if item.startswith(b"SPITE_TOKEN=") and item[len(b"SPITE_TOKEN="):].decode() != own:
+            value = item[len(b"SPITE_TOKEN="):].decode(errors="replace")
+            if item.startswith(b"SPITE_TOKEN=") and value != own:
                 others += 1
-                say(f"environ {entry.name}: another seat's token")
+                say(f"environ {entry.name}: another seat's token {value[:12]}")
     say(f"environ: {readable} readable, {others} with another seat's token")
+
+
+def same_match_bots() -> list[int]:
+    """Other bot processes of this match that this bot can see: their HOME sits next to its own
+    (the launcher gives each seat a home in one scratch directory). Never strays further, so
+    a test run never touches other processes on the machine."""
+    home = os.environ.get("HOME", "")
+    parent = os.path.dirname(home).encode() + b"/"
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        homes = [e[len(b"HOME="):] for e in environ if e.startswith(b"HOME=")]
+        if homes and homes[0].startswith(parent) and homes[0] != home.encode():
+            found.append(int(entry.name))
+    return found
+
+
+def steal_tokens() -> set[str]:
+    """The other seats' tokens, by every route a process of the same user or root has: their
+    environment (SPITE_TOKEN), the file their SPITE_TOKEN_FILE names, the pipes they hold open."""
+    own = own_token()
+    found: set[str] = set()
+    deadline = time.monotonic() + 2.0  # the other seat starts just after this one
+    while time.monotonic() < deadline:
+        for pid in same_match_bots():
+            try:
+                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            for item in environ:
+                if item.startswith(b"SPITE_TOKEN="):
+                    found.add(item[len(b"SPITE_TOKEN="):].decode(errors="replace"))
+                if item.startswith(b"SPITE_TOKEN_FILE="):
+                    name = item[len(b"SPITE_TOKEN_FILE="):].decode(errors="replace")
+                    number = name.rsplit("/", 1)[-1]
+                    for path in (name, f"/proc/{pid}/fd/{number}"):
+                        try:
+                            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+                            try:
+                                found.add(os.read(fd, 200).decode(errors="replace").strip())
+                            finally:
+                                os.close(fd)
+                        except OSError:
+                            continue
+        time.sleep(0.05)
+    return {t for t in found if t and t != own}
+
+
+def kill_others() -> None:
+    """SIGKILL every other bot process of this match it can see."""
+    import signal
+    deadline = time.monotonic() + 2.0
+    signalled = refused = 0
+    while time.monotonic() < deadline:
+        for pid in same_match_bots():
+            try:
+                os.kill(pid, signal.SIGKILL)
+                signalled += 1
+            except PermissionError:
+                refused += 1
+            except ProcessLookupError:
+                pass
+        time.sleep(0.05)
+    say(f"kill: {signalled} signalled, {refused} refused")
+
+
+def escape(marker: str) -> None:
+    """Leave the bot's cgroups for their parents, then setsid and double fork a daemon."""
+    moved = refused = 0
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, group = line.split(":", 2)
+        for mount in (f"/sys/fs/cgroup/{controllers.split(',')[0]}", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"):
+            parent = Path(mount) / group.lstrip("/")
+            target = parent.parent / "cgroup.procs" if group != "/" else None
+            if target is None or not target.exists():
+                continue
+            try:
+                target.write_text(str(os.getpid()))
+                moved += 1
+            except OSError:
+                refused += 1
+            break
+    say(f"escape: {moved} cgroup moves, {refused} refused")
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)", marker])
+        os._exit(0)
+
+
+def fill_disk(marker: str) -> None:
+    """Write files of 4 MiB wherever it can: its HOME, /tmp, /var/tmp, /dev/shm, its workdir."""
+    written = []
+    for place in (os.environ.get("HOME", ""), "/tmp", "/var/tmp", "/dev/shm", os.getcwd()):
+        path = os.path.join(place, f"spite-disk-{marker}")
+        try:
+            with open(path, "wb") as out:
+                out.write(b"x" * (4 << 20))
+            written.append(path)
+        except OSError:
+            continue
+    say(f"disk: wrote {written}")
 
 
 def fork_bomb(limit: int = 2000) -> None:
@@ -138,12 +263,28 @@ async def main() -> int:
         import subprocess
         ponderer = subprocess.Popen([sys.executable, "-c", "while True: pass", *sys.argv[2:]])
     if MODE == "plant":
-        (Path(os.environ["HOME"]) / "secret.txt").write_text(os.environ["SPITE_TOKEN"])
+        (Path(os.environ["HOME"]) / "secret.txt").write_text(own_token())
     if MODE == "limits":
         import resource
         for name in ("RLIMIT_CORE", "RLIMIT_FSIZE", "RLIMIT_NOFILE"):
             print(f"{name}={resource.getrlimit(getattr(resource, name))[0]}", file=sys.stderr, flush=True)
-    address, token = os.environ["SPITE_ADDRESS"], os.environ["SPITE_TOKEN"]
+    address, token = os.environ["SPITE_ADDRESS"], own_token()
+    marker = next((a[len("--marker="):] for a in sys.argv[2:] if a.startswith("--marker=")), "none")
+    if MODE == "steal":
+        stolen = steal_tokens()
+        say(f"steal: {len(stolen)} foreign tokens")
+        for other in stolen:  # take the other seat first, and forfeit it with empty actions
+            try:
+                seized = await connect(address, other)
+                say(f"steal: seat taken: {(await seized.read()).WhichOneof('body')}")
+            except grpc.aio.AioRpcError as error:
+                say(f"steal: refused: {error.code().name}")
+    if MODE == "kill":
+        kill_others()
+    if MODE == "escape":
+        escape(f"--marker={marker}")
+    if MODE == "disk":
+        fill_disk(marker)
     if MODE == "wrong-token":
         token = "not-the-token"
     call = await connect(address, token)

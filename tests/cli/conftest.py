@@ -4,6 +4,7 @@ bot, and one small tournament store (with a crashing bot in it) for the whole se
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,8 +27,9 @@ def spite(*args: str, cwd: Path | None = None, timeout: float = 600, env: dict[s
 def crashy_manifest(directory: Path, crash_at: int = 20) -> Path:
     folder = directory / "crashy"
     folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(CRASHY, folder / CRASHY.name)  # a manifest may name only files in its own folder
     (folder / "bot.toml").write_text(f'name = "crashy"\nversion = "0.1.0"\nlanguage = "python"\n'
-                                     f'command = ["{{python}}", "{CRASHY}", "{crash_at}"]\n')
+                                     f'command = ["{{python}}", "{CRASHY.name}", "{crash_at}"]\n')
     return folder / "bot.toml"
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 
@@ -18,7 +19,7 @@ from referee.match import MatchConfig, Policy
 from spite_engine import Ending, parse_rules
 from referee.server import start_referee
 
-from .conftest import FAST, good, hostile, run_match
+from .conftest import BOTS, FAST, good, hostile, run_match
 from .test_sandbox import survivors
 
 
@@ -167,3 +168,181 @@ def test_bots_run_under_resource_limits(logs: Path) -> None:
     outcome = only_game(result)
     assert outcome.ending is Ending.CRASH and outcome.offender == 0, outcome
     assert "File too large" in log_text(result, 0)
+
+
+# -- a manifest cannot reach out of its folder (both modes: checked before any process starts) --
+
+@pytest.mark.parametrize("field, line", [
+    ("workdir", 'workdir = "../.."'),
+    ("workdir", 'workdir = "/"'),
+    ("command", 'command = ["{python}", "../../seed.secret"]'),
+    ("command", 'command = ["{python}", "/etc/hostname"]'),
+    ("command", 'command = ["{python}", "bot.py", "--key=../seed.secret"]'),
+    ("command", 'command = ["./link/bot"]'),
+])
+def test_a_manifest_that_reaches_out_of_its_folder_is_refused_naming_the_field(tmp_path: Path, field: str,
+                                                                               line: str) -> None:
+    """The attack: ``workdir = "../.."`` let a bot read the tournament's ``seed.secret`` under
+    bubblewrap (its workdir is bound into its view), ``workdir = "/"`` voided its matches."""
+    from referee.manifest import ManifestError, load_manifest
+
+    (tmp_path / "seed.secret").write_text("s3cret")
+    folder = tmp_path / "entrant" / "bot"
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_text("print('hi')\n")
+    (folder / "link").symlink_to(tmp_path)  # a symlink out of the folder is followed, then refused
+    (tmp_path / "bot").write_text("#!/bin/sh\n")
+    (tmp_path / "bot").chmod(0o755)
+    text = 'name = "sneaky"\n' + ("" if line.startswith("command") else 'command = ["{python}", "bot.py"]\n') + line
+    (folder / "bot.toml").write_text(text + "\n")
+    with pytest.raises(ManifestError, match=f"field '{field}'.*leads out of the bot's folder"):
+        load_manifest(folder / "bot.toml")
+
+
+def test_a_manifest_inside_its_folder_still_loads(tmp_path: Path) -> None:
+    from referee.manifest import load_manifest
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "bot.py").write_text("")
+    (tmp_path / "bot.toml").write_text('name = "fine"\nworkdir = "src"\ncommand = ["{python}", "{dir}/src/bot.py", '
+                                       '"--data=./x"]\n')
+    assert load_manifest(tmp_path / "bot.toml").workdir == (tmp_path / "src").resolve()
+
+
+# -- the attacks of issue 13, in both modes: isolated (bubblewrap) and the fallback ----------
+
+MODES = ("isolated", "fallback")
+
+
+@pytest.fixture(params=MODES)
+def sandbox_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Each attack runs isolated (bubblewrap: skipped without it, a failure under CI) and in the
+    fallback (``SPITE_SANDBOX=insecure``), where bots are kept apart by a uid of their own when
+    the organizer is root; a machine whose bot uids cannot reach this Python (a pyenv under a
+    private /root) cannot give the fallback that, and those runs skip saying so."""
+    import os
+    import sys
+
+    from referee.sandbox import detect, unreachable, uid_range
+
+    from .test_sandbox import unavailable
+
+    if request.param == "isolated":
+        if not detect().isolated:
+            unavailable(f"bubblewrap is not usable here: {detect().reason}")
+        yield "isolated"
+        return
+    bounds = uid_range()
+    if bounds is None:
+        pytest.skip("the fallback keeps bots apart only with a uid each, which needs root (SPITE_BOT_UIDS)")
+    blocked = unreachable(bounds[0], [Path(sys.executable), BOTS])
+    if blocked:
+        pytest.skip(f"the fallback cannot give bots uids of their own here: uid {bounds[0]} cannot reach {blocked} "
+                    f"on the way to {sys.executable} (bubblewrap can)")
+    monkeypatch.setenv("SPITE_SANDBOX", "insecure")
+    detect.cache_clear()
+    try:
+        yield "fallback"
+    finally:
+        monkeypatch.delenv("SPITE_SANDBOX")
+        detect.cache_clear()
+        assert os.environ.get("SPITE_SANDBOX") is None
+
+
+def _attack(mode: str, tmp_path: Path) -> tuple[Any, str, str]:
+    from .test_sandbox import log_text, marked, new_marker
+
+    marker = new_marker()
+    logs = tmp_path / "logs"
+    result = run_match([marked(mode, marker), good()], log_dir=logs)
+    assert survivors(marker) == [], "nothing of the hostile bot survives the match"
+    return result, log_text(result, 0), log_text(result, 1)
+
+
+def _honest_bot_won(result: Any, honest_log: str) -> None:
+    outcome = only_game(result)
+    assert outcome.ending.by_rules or outcome.winners == (1,), outcome
+    assert "UNAUTHENTICATED" not in honest_log and "referee refused" not in honest_log, honest_log
+    assert result.match.seats[1].report.status == "done", result.match.seats[1].report
+    assert result.match.seats[1].report.crashes == 0
+
+
+def test_a_bot_cannot_steal_the_other_seats_token(sandbox_mode: str, tmp_path: Path) -> None:
+    """The attack: read SPITE_TOKEN from the opponent's /proc/<pid>/environ, connect as its seat
+    first and forfeit it. Now the token is in neither the environment, nor a file, nor a pipe
+    the hostile bot can open."""
+    result, hostile_log, honest_log = _attack("steal", tmp_path)
+    assert "steal: 0 foreign tokens" in hostile_log, hostile_log
+    assert result.match.seats[1].token not in hostile_log
+    _honest_bot_won(result, honest_log)
+
+
+def test_a_bot_cannot_kill_the_other_bot(sandbox_mode: str, tmp_path: Path) -> None:
+    result, hostile_log, honest_log = _attack("kill", tmp_path)
+    assert "kill: 0 signalled" in hostile_log, hostile_log
+    _honest_bot_won(result, honest_log)
+    assert result.exits[1].returncode == 0, result.exits[1]
+
+
+def test_a_bot_cannot_leave_its_cgroup_or_outlive_the_match(sandbox_mode: str, tmp_path: Path) -> None:
+    """The attack: as root, move to the parent cgroup, then setsid and double fork a daemon
+    (it survived the match, ppid 1). The bot's own uid cannot write the root-owned cgroup
+    files, and the supervisor, its subreaper, kills whatever it started."""
+    result, hostile_log, honest_log = _attack("escape", tmp_path)
+    assert "escape: 0 cgroup moves" in hostile_log, hostile_log
+    _honest_bot_won(result, honest_log)
+
+
+def test_nothing_a_bot_writes_outlives_the_match(sandbox_mode: str, tmp_path: Path) -> None:
+    import re
+
+    result, hostile_log, honest_log = _attack("disk", tmp_path)
+    written = re.search(r"disk: wrote (\[.*\])", hostile_log)
+    assert written, hostile_log
+    leftovers = [p for p in ("/tmp", "/var/tmp", "/dev/shm", str(BOTS))
+                 if any(Path(p).glob("spite-disk-*spite-test-*"))]
+    assert leftovers == [], f"files the bot wrote remain in {leftovers}"
+    _honest_bot_won(result, honest_log)
+
+
+def test_the_fallback_keeps_a_root_organizers_bots_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without bubblewrap, as root: a bot (here a shell script, which any uid can run) gets a
+    uid of its own, so it cannot signal the other bot or read its home; its HOME is a private
+    tmpfs of 256 MiB; and what it wrote in /tmp or /dev/shm is deleted after the match."""
+    import os
+
+    from referee.manifest import BotManifest
+    from referee.sandbox import detect, uid_range
+
+    from .test_sandbox import log_text, marked, new_marker
+
+    if uid_range() is None:
+        pytest.skip("bots get uids of their own only when the organizer is root")
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="spite-shbot-"))  # pytest's tmp_path is closed to other uids
+    folder.chmod(0o755)
+    honest = new_marker()
+    tag = honest.rsplit("-", 1)[-1]
+    script = (f"id -u; df -P $HOME | tail -1; echo x > /tmp/spite-sweep-{tag}; mkdir /dev/shm/spite-sweep-{tag}; "
+              f"for p in $(pgrep -f -- {honest}); do [ $p = $$ ] || {{ kill -9 $p && echo killed $p; }}; done; "
+              f"sleep 1; ls $HOME/../seat1 2>&1 | head -1; sleep 1")
+    monkeypatch.setenv("SPITE_SANDBOX", "insecure")
+    detect.cache_clear()
+    try:
+        result = run_match([BotManifest(name="shbot", command=("sh", "-c", script), workdir=folder),
+                            marked("plant", honest)], log_dir=tmp_path / "logs")
+    finally:
+        monkeypatch.delenv("SPITE_SANDBOX")
+        detect.cache_clear()
+        shutil.rmtree(folder)
+    text = log_text(result, 0)
+    uid = int(text.split()[0])
+    assert uid != os.geteuid() and uid_range()[0] <= uid <= uid_range()[1], text  # type: ignore[index]
+    assert "spite-" in text.splitlines()[1] and " 262144 " in text.splitlines()[1], "HOME: a 256 MiB tmpfs: " + text
+    assert "killed" not in text and "Operation not permitted" in text, text
+    assert "Permission denied" in text, "the other seat's home is closed to it: " + text
+    assert not list(Path("/tmp").glob(f"spite-sweep-{tag}")) and not list(Path("/dev/shm").glob(f"spite-sweep-{tag}"))
+    assert result.match.seats[1].report.status == "done" and only_game(result).winners == (1,)
+    assert survivors(honest) == []

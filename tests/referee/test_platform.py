@@ -6,6 +6,7 @@ within one run, never a wall-clock threshold."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -75,9 +76,10 @@ def test_a_void_match_is_a_platform_failure_for_the_worker(tmp_path: Path) -> No
     # The worker's verdict on a void match: not ok, a platform fault, with the reason (the
     # runner then plays it again, unrated). A lag limit of 0 ms makes any lateness at all
     # (a timer never fires exactly on time) void the hanging bot's timeout.
+    shutil.copy(BOTS / "hostile_bot.py", tmp_path)  # a manifest names only files in its own folder
     for mode in ("good", "loop-forever"):
         (tmp_path / f"{mode}.toml").write_text(f'name = "hostile-{mode}"\nversion = "1"\n'
-                                               f'command = ["{{python}}", "{BOTS / "hostile_bot.py"}", "{mode}"]\n')
+                                               f'command = ["{{python}}", "hostile_bot.py", "{mode}"]\n')
     job = {"match_id": 1, "rules": "standard", "seed": 1, "bot_seed": 0, "games": 1, "policy": "forfeit",
            "time_control": {"decision_ms": 400, "bank_ms": 300, "connect_ms": 8000}, "lag_limit_ms": 0,
            "bots": [{"spec": str(tmp_path / "good.toml")}, {"spec": str(tmp_path / "loop-forever.toml")}]}

@@ -130,6 +130,47 @@ def test_doctor_labels_the_insecure_mode(monkeypatch: pytest.MonkeyPatch) -> Non
         detect.cache_clear()
 
 
+def test_unisolated_play_and_tournament_say_so_and_untrusted_entrants_are_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without isolation ``spite play`` and ``spite tournament`` print one WARNING line saying why,
+    and a tournament of ``entrants = "untrusted"`` does not start, naming the fix."""
+    from spite_cli.main import main
+    from tests.tournaments.conftest import write_tournament
+
+    monkeypatch.setenv("SPITE_SANDBOX", "insecure")
+    detect.cache_clear()
+    try:
+        untrusted = write_tournament(tmp_path, "untrusted", bots=["greedy", "random"], entrants="untrusted")
+        assert main(["tournament", str(untrusted), "--db", str(tmp_path / "u.db"), "--plain"]) == 2
+        err = capsys.readouterr().err
+        assert 'entrants = "untrusted" needs isolated bots' in err and "Fix: unset SPITE_SANDBOX" in err
+        assert not (tmp_path / "u.db").exists(), "refused before anything ran"
+        trusted = write_tournament(tmp_path, "trusted", bots=["greedy", "random"], match_games=1)
+        main(["tournament", str(trusted), "--db", str(tmp_path / "t.db"), "--plain"])
+        out = capsys.readouterr().out
+        assert sum("WARNING: bots run UNISOLATED" in line for line in out.splitlines()) == 1
+        assert main(["play", "greedy", "random", "--games", "1", "--plain"]) == 0
+        err = capsys.readouterr().err
+        assert sum("WARNING: bots run UNISOLATED" in line for line in err.splitlines()) == 1
+    finally:
+        monkeypatch.delenv("SPITE_SANDBOX")
+        detect.cache_clear()
+    if not detect().isolated:
+        return
+    assert main(["play", "greedy", "random", "--games", "1", "--plain"]) == 0
+    assert "UNISOLATED" not in capsys.readouterr().err, "isolated: no warning"
+
+
+def test_a_tournament_file_says_who_its_entrants_are(tmp_path: Path) -> None:
+    from tests.tournaments.conftest import write_tournament
+    from tournaments.config import TournamentFileError, load_tournament
+
+    assert load_tournament(write_tournament(tmp_path, "u", entrants="untrusted")).untrusted
+    assert not load_tournament(write_tournament(tmp_path, "t")).untrusted
+    with pytest.raises(TournamentFileError, match="entrants"):
+        load_tournament(write_tournament(tmp_path, "bad", entrants="friends"))
+
+
 # -- limits in the manifest ------------------------------------------------------------------
 
 def test_manifest_limits_override_the_language_defaults(tmp_path: Path) -> None:
@@ -335,7 +376,11 @@ def test_without_the_sandbox_the_same_probes_do_find_secrets(tmp_path: Path, mon
         detect.cache_clear()
     text = log_text(result, 0)
     assert f"read {secrets['store']}: got 'the-secret'" in text, text
-    assert "another seat's token" in text and "0 with another seat's token" not in text, text
+    # Other processes' environments are readable here, yet seat 1's token is not in its own any
+    # more: tokens go through an inherited pipe (before, this probe found seat 1's SPITE_TOKEN;
+    # tokens it may find now belong to other referees on the machine that put them there).
+    assert "environ: 0 readable" not in text, text
+    assert f"another seat's token {result.match.seats[1].token[:12]}" not in text, text
     assert result.exits[0].sandbox == "insecure"
     assert survivors(marker) == []
 
@@ -348,3 +393,83 @@ def test_crashes_at_start_and_mid_game_under_the_sandbox(logs: Path) -> None:
         assert outcome.ending is Ending.CRASH and words in outcome.reason, outcome
         assert outcome.winners == (1,)
     assert survivors(marker) == []
+
+
+# -- cgroup v2 ---------------------------------------------------------------------------------
+
+def test_cgroup_v2_alone_counts_freezes_and_kills_the_whole_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With only the unified hierarchy (most current distributions), a bot's v2 group counts
+    the CPU time of all its processes (cpu.stat), freezes them (cgroup.freeze) and kills them
+    at once, a setsid child included (cgroup.kill)."""
+    from referee.sandbox import SandboxMode, cgroups
+
+    parents = cgroups.cgroup_parents()
+    if cgroups.UNIFIED not in parents:
+        unavailable("no writable cgroup v2 hierarchy here (mount | grep cgroup2)")
+    monkeypatch.setattr(cgroups, "cgroup_parents", lambda: {cgroups.UNIFIED: parents[cgroups.UNIFIED]})
+    marker = new_marker()
+    spinner = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    while True: pass\nwhile True: time.sleep(1)"
+
+    async def main() -> None:
+        home = tmp_path / "home"
+        home.mkdir()
+        bot = BotProcess("v2", [sys.executable, "-c", spinner, marker], tmp_path,
+                         BotProcess.clean_env({"HOME": str(home)}), None, language="python",
+                         isolation=Isolation(home=home), mode=SandboxMode("insecure", "test"))
+        await bot.start()
+        try:
+            assert bot.cgroup is not None and set(bot.cgroup.dirs) == {cgroups.UNIFIED}
+            assert bot.cgroup.has("freezer") and bot.cgroup.has("cpuacct")
+            await asyncio.sleep(1.0)
+            assert bot.cpu_seconds() > 0.3, "the setsid spinner's CPU time is the bot's"
+            bot.pause()
+            await asyncio.sleep(0.2)
+            frozen = bot.cpu_seconds()
+            await asyncio.sleep(0.5)
+            assert bot.cpu_seconds() - frozen < 0.05, "frozen: no CPU time"
+            bot.resume()
+            await asyncio.sleep(0.2)
+            assert bot.cpu_seconds() - frozen > 0.05, "thawed: the spinner runs again"
+            bot.cgroup.kill_all()
+            assert bot.cgroup.pids() == [], "cgroup.kill ended every process at once"
+        finally:
+            await bot.stop(grace=0)
+
+    asyncio.run(main())
+    assert survivors(marker) == []
+
+
+def test_doctor_says_which_cgroup_hierarchy_and_whether_bots_get_their_own_uid() -> None:
+    data = doctor.report()
+    assert data["cgroup_hierarchy"] in ("v1", "v2", "hybrid", "none")
+    assert set(data["identities"]) == {"separate", "range", "why"} and data["identities"]["why"]
+    if os.geteuid() == 0 and detect().isolated and not os.environ.get("SPITE_BOT_UIDS"):
+        assert data["identities"]["separate"] and data["identities"]["range"] == [61000, 61999]
+    out = io.StringIO()
+    doctor.print_report(data, out)
+    assert f"hierarchy {data['cgroup_hierarchy']}" in out.getvalue() and "bot users" in out.getvalue()
+
+
+def test_process_trees_and_cpu_time_without_cgroups_agree_with_proc() -> None:
+    """The portable path (psutil) sees the same tree and CPU time as the /proc scan it replaces."""
+    import subprocess
+
+    from referee.sandbox import processes
+
+    if processes.psutil is None:
+        pytest.skip("psutil is not installed (it is a dependency: pip install -e .)")
+    parent = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time\n"
+                               "subprocess.Popen([sys.executable, '-c', 'while True: pass'])\ntime.sleep(30)"])
+    try:
+        deadline = time.monotonic() + 10
+        while len(processes.descendants(parent.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)
+        tree = processes.descendants(parent.pid)
+        assert len(tree) == 2 and tree == processes._proc_descendants(parent.pid)
+        portable, by_hand = processes.process_cpu_seconds(tree), processes._proc_cpu_seconds(tree)
+        assert portable > 0.2 and abs(portable - by_hand) < 0.1, (portable, by_hand)
+    finally:
+        for pid in processes.descendants(parent.pid):
+            os.kill(pid, 9)
+        parent.wait()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,8 +52,9 @@ def write_hostile_manifest(directory: Path, mode: str = "good", name: str | None
     """A bot.toml for tests/bots/hostile_bot.py in ``mode``."""
     folder = directory / (name or f"hostile-{mode}")
     folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(HOSTILE, folder / HOSTILE.name)  # a manifest names only files in its own folder
     lines = [f'name = "{name or "hostile-" + mode}"', 'version = "1"',
-             f'command = ["{{python}}", "{HOSTILE}", "{mode}"]']
+             f'command = ["{{python}}", "{HOSTILE.name}", "{mode}"]']
     lines += [f"{k} = {toml_value(v)}" for k, v in extra.items()]
     (folder / "bot.toml").write_text("\n".join(lines) + "\n")
     return folder / "bot.toml"

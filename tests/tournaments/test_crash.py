@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tournaments.store import Store, StoreError
 
 from .conftest import LEAGUE, Run, write_tournament
@@ -47,6 +49,34 @@ def alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def marked(scratch: Path) -> list[int]:
+    """Live processes whose environment points inside ``scratch`` (the runner's TMPDIR): every
+    bot's HOME is a directory there, so this finds a bot wherever it ended up -- also one that
+    was orphaned (ppid 1) before the test ever saw it in the runner's tree."""
+    needle = b"=" + str(scratch).encode() + b"/"
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes()
+        except OSError:
+            continue
+        if needle in environ and alive(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+def describe(pid: int) -> str:
+    """``pid``, its parent and its command line, for a failure message."""
+    try:
+        parent = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except (OSError, IndexError):
+        return f"{pid} (gone)"
+    return f"{pid} (ppid {parent}): {command.strip()}"
+
+
 def counts(db: Path) -> dict[str, int]:
     try:
         with Store(db, readonly=True) as store:
@@ -69,11 +99,16 @@ def comparable(db: Path) -> tuple[list[Any], list[Any]]:
         return matches, list(store.rating_history(found.id))
 
 
-def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path, league: Run) -> None:
+@pytest.mark.parametrize("sandbox", ["auto", "insecure"])
+def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path, league: Run, sandbox: str) -> None:
+    """In the machine's sandbox mode (``auto``) and in the fallback (``insecure``)."""
     path = write_tournament(tmp_path, "league", **LEAGUE)
     db = tmp_path / "killed.db"
     command = [sys.executable, "-m", "spite_cli.main", "tournament", str(path), "--db", str(db), "--plain"]
-    runner = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    runner = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "TMPDIR": str(scratch), "SPITE_SANDBOX": sandbox})
     try:
         family: set[int] = set()
         hang_guard = time.monotonic() + 300  # not a speed check: only so a hung runner fails the test
@@ -95,10 +130,18 @@ def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path,
     while any(alive(pid) for pid in family) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not [pid for pid in family if alive(pid)], "no worker or bot outlives a killed runner"
+    deadline = time.monotonic() + 5  # an orphaned bot would live on until its connect timeout (30 s)
+    while marked(scratch) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not marked(scratch), ("no bot outlives a killed runner, not even one started as the kill landed: "
+                                 + "; ".join(describe(pid) for pid in marked(scratch)))
 
-    resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True)
+    resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True,
+                             env={**os.environ, "SPITE_SANDBOX": sandbox})
     assert resumed.returncode == 0, resumed.stderr
     assert "resuming tournament 'league'" in resumed.stdout
+    left = [line for line in Path("/proc/self/mounts").read_text().splitlines() if str(scratch) in line]
+    assert not left, f"the killed run's private bot spaces are unmounted by the next launcher: {left}"
     assert f"{cut['running']} interrupted match(es) will be played again" in resumed.stdout
     assert resumed.stdout.count("round 0 deal") == 6 - cut["done"], "only the missing matches are played"
 
@@ -110,6 +153,7 @@ def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path,
         assert store.db.execute("SELECT COUNT(*) FROM seat_results").fetchone()[0] == 12
         assert sorted(m.attempts for m in store.matches(tid)) == [1] * (6 - cut["running"]) + [2] * cut["running"]
 
-    again = subprocess.run(command + ["--resume"], capture_output=True, text=True)
+    again = subprocess.run(command + ["--resume"], capture_output=True, text=True,
+                           env={**os.environ, "SPITE_SANDBOX": sandbox})
     assert again.returncode == 0 and "round 0 deal" not in again.stdout, "a finished tournament plays nothing more"
     assert comparable(db) == comparable(league.db)

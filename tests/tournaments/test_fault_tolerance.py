@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,8 +24,9 @@ def hostile_manifest(directory: Path, mode: str, marker: str) -> Path:
     """A bot.toml for a hostile mode whose command line carries ``marker`` (found in /proc later)."""
     folder = directory / f"hostile-{mode}"
     folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(HOSTILE, folder / HOSTILE.name)  # a manifest names only files in its own folder
     (folder / "bot.toml").write_text(f'name = "hostile-{mode}"\nversion = "1"\n'
-                                     f'command = ["{{python}}", "{HOSTILE}", "{mode}", "--marker={marker}"]\n')
+                                     f'command = ["{{python}}", "{HOSTILE.name}", "{mode}", "--marker={marker}"]\n')
     return folder / "bot.toml"
 
 

@@ -189,6 +189,10 @@ func readToken() (string, error) {
 	if err != nil {
 		return "", &ConfigError{fmt.Sprintf("cannot read the seat token from SPITE_TOKEN_FILE=%s: %v", path, err)}
 	}
+	// The referee's bots get /dev/fd/N, an inherited pipe holding the token once: closed once read.
+	if n, err := strconv.Atoi(strings.TrimPrefix(path, "/dev/fd/")); err == nil && strings.HasPrefix(path, "/dev/fd/") {
+		_ = os.NewFile(uintptr(n), path).Close()
+	}
 	token := strings.TrimSpace(string(data))
 	if token == "" {
 		return "", &ConfigError{fmt.Sprintf("the token file %s is empty", path)}

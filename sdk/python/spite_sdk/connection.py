@@ -114,7 +114,8 @@ def channel_options(address: str) -> list[tuple[str, Any]]:
 
 
 def read_token(environ: os._Environ[str] | dict[str, str] | None = None) -> str:
-    """The seat token from ``SPITE_TOKEN``, else from the file named by ``SPITE_TOKEN_FILE``."""
+    """The seat token from ``SPITE_TOKEN``, else from the file named by ``SPITE_TOKEN_FILE``
+    (the bots a referee starts get ``/dev/fd/N``, an inherited pipe, closed once read)."""
     env = os.environ if environ is None else environ
     token = env.get("SPITE_TOKEN", "").strip()
     if token:
@@ -128,6 +129,12 @@ def read_token(environ: os._Environ[str] | dict[str, str] | None = None) -> str:
             token = file.read().strip()
     except OSError as error:
         raise ConfigError(f"cannot read the seat token from SPITE_TOKEN_FILE={path}: {error.strerror}") from None
+    inherited = path[len("/dev/fd/"):] if path.startswith("/dev/fd/") else ""
+    if inherited.isdigit():  # the launcher's pipe: read once, then closed
+        try:
+            os.close(int(inherited))
+        except OSError:
+            pass
     if not token:
         raise ConfigError(f"the token file {path} is empty")
     return token

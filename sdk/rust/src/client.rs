@@ -164,12 +164,27 @@ fn token_from_env() -> Result<String, Error> {
     }
     let text = std::fs::read_to_string(&path)
         .map_err(|error| Error::Config(format!("cannot read the seat token from SPITE_TOKEN_FILE={path}: {error}")))?;
+    close_inherited(&path);
     let token = text.trim();
     if token.is_empty() {
         return Err(Error::Config(format!("the token file {path} is empty")));
     }
     Ok(token.to_owned())
 }
+
+/// The referee's bots get `SPITE_TOKEN_FILE=/dev/fd/N`, an inherited pipe holding the token
+/// once: closed once read.
+#[cfg(unix)]
+fn close_inherited(path: &str) {
+    use std::os::fd::FromRawFd;
+    if let Some(Ok(fd)) = path.strip_prefix("/dev/fd/").map(str::parse::<i32>) {
+        // SAFETY: the descriptor was inherited for the token alone; nothing else in this process uses it.
+        drop(unsafe { std::fs::File::from_raw_fd(fd) });
+    }
+}
+
+#[cfg(not(unix))]
+fn close_inherited(_path: &str) {}
 
 /// `SPITE_BOT_SEED`, the seed the referee hands a bot for its own randomness (0 when
 /// unset; text that is not a number is hashed), so that a match replayed with the same

@@ -30,7 +30,7 @@
  * | SPITE_CONNECT_TIMEOUT  | seconds to wait for the referee to accept the connection (30) |
  */
 
-import { readFileSync } from "node:fs";
+import { closeSync, readFileSync } from "node:fs";
 
 import * as grpc from "@grpc/grpc-js";
 
@@ -167,6 +167,10 @@ export function readToken(env: NodeJS.ProcessEnv = process.env): string {
     text = readFileSync(file, "utf8").trim();
   } catch (error) {
     throw new ConfigError(`cannot read the seat token from SPITE_TOKEN_FILE=${file}: ${(error as Error).message}`);
+  }
+  const inherited = /^\/dev\/fd\/(\d+)$/.exec(file);
+  if (inherited) {  // the referee's pipe, holding the token once: closed once read
+    try { closeSync(Number(inherited[1])); } catch { /* already closed */ }
   }
   if (!text) throw new ConfigError(`the token file ${file} is empty`);
   return text;
