@@ -29,6 +29,7 @@ from spite.v1 import referee_pb2 as rpb
 
 from . import limits, reports
 from . import replay as replay_file
+from .status import MatchState, SeatStatus
 from .deadlines import LAG_LIMIT_MS, LAG_PROBE_S, LagMonitor, ProcessControl, RefereeLag, Thinking, TimeControl
 from .reports import GameResult, SeatReport
 from .seats import (MAX_INBOX, PROCESS_EXIT_WAIT_S, Closed, Garbled, Seat, SeatChannel, SeatRoster, describe_exit,
@@ -110,7 +111,7 @@ class Match(SeatRoster):
         self.config = config
         self.rules = config.rules
         self.seats = [Seat(i, name) for i, name in enumerate(config.seat_names)]
-        self.state_name = "waiting"
+        self.state_name = MatchState.WAITING
         self.results: list[GameResult] = []
         self.match_over: rpb.MatchOver | None = None
         self.finished = asyncio.Event()
@@ -138,15 +139,15 @@ class Match(SeatRoster):
         try:
             await self._run()
         except asyncio.CancelledError:
-            self.state_name = "aborted"
+            self.state_name = MatchState.ABORTED
             raise
         except RefereeLag as error:
             log.warning("match %s void: %s", self.match_id, error)
-            self.state_name = "void"
+            self.state_name = MatchState.VOID
             self.void_reason = str(error)
         except Exception:
             log.exception("match %s failed", self.match_id)
-            self.state_name = "aborted"
+            self.state_name = MatchState.ABORTED
         finally:
             self.lag.stop()
             for seat in self.seats:
@@ -160,14 +161,14 @@ class Match(SeatRoster):
 
     async def _run(self) -> None:
         await self._wait_for_seats()
-        self.state_name = "running"
+        self.state_name = MatchState.RUNNING
         points = [0] * self.rules.players
         wins = [0] * self.rules.players
         for number in range(self.config.games):
             await asyncio.sleep(0)  # every game yields: no match, however long, starves the referee
             why = self._no_contest()
             if why and not self.results:
-                self.state_name = "void"
+                self.state_name = MatchState.VOID
                 self.void_reason = f"no seat ever played: {why}"
                 log.info("match %s void: %s", self.match_id, self.void_reason)
                 return
@@ -193,10 +194,10 @@ class Match(SeatRoster):
         message = rpb.RefereeMessage(match_over=self.match_over)
         for seat in self.seats:
             await seat.send(message)
-            if seat.gone is None and seat.report.status == "active":
-                seat.report.status = "done"
+            if seat.gone is None and seat.report.status is SeatStatus.ACTIVE:
+                seat.report.status = SeatStatus.DONE
         self._publish(rpb.SpectatorMessage(match_over=self.match_over))
-        self.state_name = "finished"
+        self.state_name = MatchState.FINISHED
 
     async def _play_game(self, number: int) -> GameResult:
         self.game_number = number
@@ -429,9 +430,9 @@ class Match(SeatRoster):
     def _forfeit(self, state: GameState, seat: Seat, ending: Ending, reason: str) -> None:
         if state.outcome is None:
             state.forfeit(seat.index, ending, reason)
-        status = {Ending.TIMEOUT: "timeout", Ending.NO_SHOW: "timeout", Ending.CRASH: "error",
-                  Ending.DISCONNECT: "error"}.get(ending, "invalid")
-        seat.report.status = status
+        seat.report.status = {Ending.TIMEOUT: SeatStatus.TIMEOUT, Ending.NO_SHOW: SeatStatus.TIMEOUT,
+                              Ending.CRASH: SeatStatus.ERROR, Ending.DISCONNECT: SeatStatus.ERROR,
+                              }.get(ending, SeatStatus.INVALID)
         if ending in (Ending.CRASH, Ending.DISCONNECT) and not seat.loss_recorded:
             seat.loss_recorded = True
             seat.report.crashes += 1

@@ -12,6 +12,7 @@ from spite_engine import Outcome, RuleSet
 from spite_wire import outcome_to_proto, rules_to_proto
 
 from .deadlines import Thinking
+from .status import MatchState, SeatStatus
 
 
 @dataclass
@@ -19,8 +20,7 @@ class SeatReport:
     seat: int
     name: str
     version: str = ""
-    status: str = "pending"
-    """pending, active, done, error, invalid, timeout (kaggle-environments' vocabulary)."""
+    status: SeatStatus = SeatStatus.PENDING
     timeouts: int = 0
     illegal_moves: int = 0
     malformed: int = 0
@@ -88,7 +88,7 @@ class MatchView(Protocol):
     def match_id(self) -> str: ...
 
     @property
-    def state_name(self) -> str: ...
+    def state_name(self) -> MatchState: ...
 
     @property
     def rules(self) -> RuleSet: ...
@@ -111,12 +111,8 @@ class MatchView(Protocol):
 
 def status_pb(self: MatchView) -> rpb.MatchStatus:
     """The match as the wire's ``MatchStatus`` (GetMatch)."""
-    states = {"waiting": rpb.MATCH_STATE_WAITING, "running": rpb.MATCH_STATE_RUNNING,
-              "finished": rpb.MATCH_STATE_FINISHED, "aborted": rpb.MATCH_STATE_ABORTED,
-              "void": rpb.MATCH_STATE_ABORTED}
-    statuses = {"pending": rpb.SEAT_STATUS_PENDING, "active": rpb.SEAT_STATUS_ACTIVE, "done": rpb.SEAT_STATUS_DONE,
-                "error": rpb.SEAT_STATUS_ERROR, "invalid": rpb.SEAT_STATUS_INVALID,
-                "timeout": rpb.SEAT_STATUS_TIMEOUT}
+    states = {state: getattr(rpb, f"MATCH_STATE_{state.name}") for state in MatchState}  # void stays void
+    statuses = {status: getattr(rpb, f"SEAT_STATUS_{status.name}") for status in SeatStatus}
     message = rpb.MatchStatus(match_id=self.match_id, state=states[self.state_name], rules=rules_to_proto(self.rules))
     for seat in self.seats:
         r = seat.report

@@ -21,6 +21,7 @@ from spite_engine import Ending, RuleSet
 
 from .deadlines import ProcessControl, TimeControl
 from .reports import SeatReport
+from .status import MatchState, SeatStatus
 
 log = logging.getLogger("spite.referee")
 
@@ -131,7 +132,7 @@ class SeatRoster:
     config: "_Timed"
     rules: RuleSet
     seats: list[Seat]
-    state_name: str
+    state_name: MatchState
     finished: asyncio.Event
 
     def attach(self, seat: Seat, channel: SeatChannel, name: str, version: str) -> None:
@@ -139,7 +140,7 @@ class SeatRoster:
         seat.left_early = ""
         seat.report.version = _cut(version, 64)
         seat.report.name = seat.report.name or _cut(name, 64)
-        seat.report.status = "active"
+        seat.report.status = SeatStatus.ACTIVE
         seat.connected.set()
 
     def receive(self, seat: Seat, channel: SeatChannel, item: rpb.BotMessage | Closed | Garbled) -> None:
@@ -149,7 +150,7 @@ class SeatRoster:
         are dropped."""
         if seat.channel is not channel:
             return
-        if isinstance(item, Closed) and self.state_name == "waiting":
+        if isinstance(item, Closed) and self.state_name is MatchState.WAITING:
             self._detach(seat, item)
             return
         seat.deliver(item)
@@ -157,7 +158,7 @@ class SeatRoster:
     def _detach(self, seat: Seat, closed: Closed) -> None:
         channel, seat.channel = seat.channel, None
         seat.connected.clear()
-        seat.report.status = "pending"
+        seat.report.status = SeatStatus.PENDING
         seat.left_early = closed.detail
         while not seat.inbox.empty():
             seat.inbox.get_nowait()
@@ -184,14 +185,14 @@ class SeatRoster:
             return
         closed = Closed(Ending.CRASH, describe_exit(returncode, limit)
                         + ("" if seat.connected.is_set() else " before connecting"))
-        if seat.connected.is_set() and self.state_name != "waiting":
+        if seat.connected.is_set() and self.state_name is not MatchState.WAITING:
             seat.deliver(closed)
         elif seat.connected.is_set():  # a launched process cannot come back: the seat is lost
             seat.gone = closed
-            seat.report.status = "error"
+            seat.report.status = SeatStatus.ERROR
         else:
             seat.gone = closed
-            seat.report.status = "error"
+            seat.report.status = SeatStatus.ERROR
             seat.connected.set()
 
     async def _wait_for_seats(self) -> None:
@@ -215,7 +216,7 @@ class SeatRoster:
                        f"connect again within {connect:g} s" if seat.left_early
                        else f"seat {seat.index} did not connect within {connect:g} s")
                 seat.gone = Closed(Ending.NO_SHOW, why)
-                seat.report.status = "timeout"
+                seat.report.status = SeatStatus.TIMEOUT
                 seat.report.faults.append(seat.gone.detail)
 
     def _no_contest(self) -> str:

@@ -6,6 +6,9 @@ Seat statuses are kaggle-environments' closed set: a seat is PENDING until its b
 Hello, ACTIVE while it plays, and ends DONE (played to the end), ERROR (crashed or
 disconnected), INVALID (illegal or malformed actions) or TIMEOUT (no answer in time, or
 never connected).
+
+Both are string enums: a member is its value (``SeatStatus.DONE == "done"``), so JSON and
+the store hold the plain word.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import enum
 
 
-class MatchState(enum.Enum):
+class MatchState(enum.StrEnum):
     WAITING = "waiting"
     """Seats are connecting."""
     RUNNING = "running"
@@ -25,7 +28,7 @@ class MatchState(enum.Enum):
     """The platform failed (not a bot): the match does not count and may be played again."""
 
 
-class SeatStatus(enum.Enum):
+class SeatStatus(enum.StrEnum):
     PENDING = "pending"
     ACTIVE = "active"
     DONE = "done"

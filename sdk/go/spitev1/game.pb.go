@@ -39,6 +39,7 @@ const (
 type MoveKind int32
 
 const (
+	// Never sent: a move with kind 0 is malformed.
 	MoveKind_MOVE_KIND_UNSPECIFIED MoveKind = 0
 	// Play a card onto a centre pile.
 	MoveKind_MOVE_KIND_PLAY MoveKind = 1
@@ -95,6 +96,7 @@ func (MoveKind) EnumDescriptor() ([]byte, []int) {
 type Source int32
 
 const (
+	// The source of a PASS (which has none); a PLAY without a source is malformed.
 	Source_SOURCE_UNSPECIFIED Source = 0
 	// The mover's hand (also the source of every discard).
 	Source_SOURCE_HAND Source = 1
@@ -151,6 +153,7 @@ func (Source) EnumDescriptor() ([]byte, []int) {
 type Ending int32
 
 const (
+	// Never sent by this referee; a reader meeting it (or a number it does not know) treats the ending as unknown.
 	Ending_ENDING_UNSPECIFIED Ending = 0
 	// A seat (team) played the last card of its stock: it wins.
 	Ending_ENDING_STOCK_EMPTIED Ending = 1
@@ -239,6 +242,7 @@ func (Ending) EnumDescriptor() ([]byte, []int) {
 type EventKind int32
 
 const (
+	// Never sent: an event of kind 0 is malformed.
 	EventKind_EVENT_KIND_UNSPECIFIED EventKind = 0
 	// The game begins; `seat` moves first.
 	EventKind_EVENT_KIND_DEAL EventKind = 1
@@ -315,7 +319,8 @@ func (EventKind) EnumDescriptor() ([]byte, []int) {
 // D1:Q>C3 (discard pile 1's Queen to centre pile 3), H:9>D0 (discard), pass.
 type Move struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Kind  MoveKind               `protobuf:"varint,1,opt,name=kind,proto3,enum=spite.v1.MoveKind" json:"kind,omitempty"`
+	// PLAY, DISCARD or PASS.
+	Kind MoveKind `protobuf:"varint,1,opt,name=kind,proto3,enum=spite.v1.MoveKind" json:"kind,omitempty"`
 	// PLAY: where the card comes from. DISCARD: always SOURCE_HAND. PASS: unset.
 	Source Source `protobuf:"varint,2,opt,name=source,proto3,enum=spite.v1.Source" json:"source,omitempty"`
 	// The discard pile the card comes from when source is SOURCE_DISCARD_PILE, else 0.
@@ -621,8 +626,9 @@ func (x *RuleSet) GetWildRanks() []uint32 {
 
 // The result of one game. Public.
 type Outcome struct {
-	state  protoimpl.MessageState `protogen:"open.v1"`
-	Ending Ending                 `protobuf:"varint,1,opt,name=ending,proto3,enum=spite.v1.Ending" json:"ending,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How the game ended (the first four by the rules, the rest by the referee).
+	Ending Ending `protobuf:"varint,1,opt,name=ending,proto3,enum=spite.v1.Ending" json:"ending,omitempty"`
 	// Seats that won (both partners of a team); empty for a draw.
 	Winners []uint32 `protobuf:"varint,2,rep,packed,name=winners,proto3" json:"winners,omitempty"`
 	// Points per seat, by the rule set's scoring.
@@ -704,7 +710,8 @@ func (x *Outcome) GetOffender() int32 {
 // drawn cards and every shuffled order are left out (count only).
 type Event struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	Kind  EventKind              `protobuf:"varint,1,opt,name=kind,proto3,enum=spite.v1.EventKind" json:"kind,omitempty"`
+	// What the event records; the kind says which fields below it fills.
+	Kind EventKind `protobuf:"varint,1,opt,name=kind,proto3,enum=spite.v1.EventKind" json:"kind,omitempty"`
 	// The seat concerned, or -1 for none.
 	Seat int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
 	// The move, for EVENT_KIND_MOVE.
@@ -848,8 +855,9 @@ func (x *StockView) GetVisible() []uint32 {
 
 // A pile of face-up cards, bottom to top. Public.
 type Pile struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Cards         []uint32               `protobuf:"varint,1,rep,packed,name=cards,proto3" json:"cards,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The cards (ranks), bottom first: the last is the top, the only one that can be played.
+	Cards         []uint32 `protobuf:"varint,1,rep,packed,name=cards,proto3" json:"cards,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -893,8 +901,9 @@ func (x *Pile) GetCards() []uint32 {
 
 // One seat's discard piles. Public (every card was placed face up).
 type SeatPiles struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Piles         []*Pile                `protobuf:"bytes,1,rep,name=piles,proto3" json:"piles,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The seat's discard piles, by index (RuleSet.discard_piles of them), each bottom to top.
+	Piles         []*Pile `protobuf:"bytes,1,rep,name=piles,proto3" json:"piles,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }

@@ -30,6 +30,7 @@ const (
 type Fault int32
 
 const (
+	// The action was accepted as sent.
 	Fault_FAULT_NONE Fault = 0
 	// No answer within the deadline plus the time bank.
 	Fault_FAULT_TIMEOUT Fault = 1
@@ -93,6 +94,7 @@ func (Fault) EnumDescriptor() ([]byte, []int) {
 type Policy int32
 
 const (
+	// Refused by CreateMatch (name forfeit or substitute).
 	Policy_POLICY_UNSPECIFIED Policy = 0
 	// The offending seat loses the game at once; the match goes on with the next game.
 	Policy_POLICY_FORFEIT Policy = 1
@@ -145,13 +147,20 @@ func (Policy) EnumDescriptor() ([]byte, []int) {
 type MatchState int32
 
 const (
+	// Never sent.
 	MatchState_MATCH_STATE_UNSPECIFIED MatchState = 0
 	// Waiting for seats to connect.
-	MatchState_MATCH_STATE_WAITING  MatchState = 1
-	MatchState_MATCH_STATE_RUNNING  MatchState = 2
+	MatchState_MATCH_STATE_WAITING MatchState = 1
+	// Games are being played.
+	MatchState_MATCH_STATE_RUNNING MatchState = 2
+	// Played to the end; the result is set.
 	MatchState_MATCH_STATE_FINISHED MatchState = 3
 	// Ended by the referee (e.g. shutdown) before it finished.
 	MatchState_MATCH_STATE_ABORTED MatchState = 4
+	// The platform failed, not a bot (e.g. the referee was too late to judge a deadline, or no
+	// seat ever played): the match does not count and may be played again. Added in protocol 1
+	// without a version bump; older clients see an unknown number.
+	MatchState_MATCH_STATE_VOID MatchState = 5
 )
 
 // Enum value maps for MatchState.
@@ -162,6 +171,7 @@ var (
 		2: "MATCH_STATE_RUNNING",
 		3: "MATCH_STATE_FINISHED",
 		4: "MATCH_STATE_ABORTED",
+		5: "MATCH_STATE_VOID",
 	}
 	MatchState_value = map[string]int32{
 		"MATCH_STATE_UNSPECIFIED": 0,
@@ -169,6 +179,7 @@ var (
 		"MATCH_STATE_RUNNING":     2,
 		"MATCH_STATE_FINISHED":    3,
 		"MATCH_STATE_ABORTED":     4,
+		"MATCH_STATE_VOID":        5,
 	}
 )
 
@@ -203,10 +214,12 @@ func (MatchState) EnumDescriptor() ([]byte, []int) {
 type SeatStatus int32
 
 const (
+	// Never sent.
 	SeatStatus_SEAT_STATUS_UNSPECIFIED SeatStatus = 0
 	// Not connected yet.
 	SeatStatus_SEAT_STATUS_PENDING SeatStatus = 1
-	SeatStatus_SEAT_STATUS_ACTIVE  SeatStatus = 2
+	// Connected and playing.
+	SeatStatus_SEAT_STATUS_ACTIVE SeatStatus = 2
 	// Finished the match normally.
 	SeatStatus_SEAT_STATUS_DONE SeatStatus = 3
 	// Crashed or disconnected.
@@ -357,7 +370,9 @@ type Hello struct {
 	// The seat's secret token from CreateMatch (alternatively in `spite-token` metadata).
 	Token string `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
 	// The bot's name and version, for logs and leaderboards (at most 64 bytes each).
-	Name    string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The bot's version string, recorded per seat (at most 64 bytes); check-bot warns when it
+	// differs from its bot.toml's.
 	Version string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
 	// The protocol version the bot speaks; this referee speaks 1.
 	ProtocolVersion uint32 `protobuf:"varint,4,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
@@ -549,8 +564,9 @@ func (*Action_Plan) isAction_Choice() {}
 // illegal move in a plan is handled like any illegal move (the moves before it stay
 // played). 1 to 32 moves: an empty plan is malformed.
 type Plan struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Moves         []*Move                `protobuf:"bytes,1,rep,name=moves,proto3" json:"moves,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The moves, in the order they are to be played (1 to 32).
+	Moves         []*Move `protobuf:"bytes,1,rep,name=moves,proto3" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -724,30 +740,37 @@ type isRefereeMessage_Body interface {
 }
 
 type RefereeMessage_Welcome struct {
+	// Once, first: the answer to Hello. Private.
 	Welcome *Welcome `protobuf:"bytes,1,opt,name=welcome,proto3,oneof"`
 }
 
 type RefereeMessage_GameStart struct {
+	// At the start of each game. Private (the seat's hand).
 	GameStart *GameStart `protobuf:"bytes,2,opt,name=game_start,json=gameStart,proto3,oneof"`
 }
 
 type RefereeMessage_Events struct {
+	// What happened since the last message, redacted for this seat.
 	Events *EventBatch `protobuf:"bytes,3,opt,name=events,proto3,oneof"`
 }
 
 type RefereeMessage_Decision struct {
+	// The seat's turn to decide. Private.
 	Decision *DecisionRequest `protobuf:"bytes,4,opt,name=decision,proto3,oneof"`
 }
 
 type RefereeMessage_Result struct {
+	// The answer to each Action. Private.
 	Result *ActionResult `protobuf:"bytes,5,opt,name=result,proto3,oneof"`
 }
 
 type RefereeMessage_GameOver struct {
+	// At the end of each game. Public.
 	GameOver *GameOver `protobuf:"bytes,6,opt,name=game_over,json=gameOver,proto3,oneof"`
 }
 
 type RefereeMessage_MatchOver struct {
+	// Last: the match's result; the stream closes after it. Public.
 	MatchOver *MatchOver `protobuf:"bytes,7,opt,name=match_over,json=matchOver,proto3,oneof"`
 }
 
@@ -776,7 +799,8 @@ func (*RefereeMessage_Refusal) isRefereeMessage_Body() {}
 type Refusal struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The gRPC status name the same refusal gets on gRPC, e.g. "UNAUTHENTICATED".
-	Code          string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	// One sentence for the bot's author: what was refused and what to do.
 	Message       string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -828,13 +852,18 @@ func (x *Refusal) GetMessage() string {
 
 // The answer to Hello: the seat and the terms of the match. Private to the seat.
 type Welcome struct {
-	state       protoimpl.MessageState `protogen:"open.v1"`
-	Seat        uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
-	Rules       *RuleSet               `protobuf:"bytes,2,opt,name=rules,proto3" json:"rules,omitempty"`
-	TimeControl *TimeControl           `protobuf:"bytes,3,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// This bot's seat, 0-based.
+	Seat uint32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// The match's rule set (docs/rules.md). Public.
+	Rules *RuleSet `protobuf:"bytes,2,opt,name=rules,proto3" json:"rules,omitempty"`
+	// The match's time limits, in milliseconds.
+	TimeControl *TimeControl `protobuf:"bytes,3,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
 	// Games in the match (with match_points, the most that will be played).
-	Games           uint32 `protobuf:"varint,4,opt,name=games,proto3" json:"games,omitempty"`
-	MatchId         string `protobuf:"bytes,5,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	Games uint32 `protobuf:"varint,4,opt,name=games,proto3" json:"games,omitempty"`
+	// The match's id, as in the admin API and the replays' names.
+	MatchId string `protobuf:"bytes,5,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// The protocol version the referee speaks (1).
 	ProtocolVersion uint32 `protobuf:"varint,6,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
 	// Each seat's bot name, by seat (names of seats not yet connected are empty). Public.
 	SeatNames []string `protobuf:"bytes,7,rep,name=seat_names,json=seatNames,proto3" json:"seat_names,omitempty"`
@@ -998,9 +1027,11 @@ func (x *GameStart) GetObservation() *Observation {
 // of a game reaches every seat once this way; the events since a seat's previous decision
 // are also repeated in its next DecisionRequest's observation.events.
 type EventBatch struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	GameNumber    uint32                 `protobuf:"varint,1,opt,name=game_number,json=gameNumber,proto3" json:"game_number,omitempty"`
-	Events        []*Event               `protobuf:"bytes,2,rep,name=events,proto3" json:"events,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The game the events belong to, 0-based.
+	GameNumber uint32 `protobuf:"varint,1,opt,name=game_number,json=gameNumber,proto3" json:"game_number,omitempty"`
+	// In the order they happened.
+	Events        []*Event `protobuf:"bytes,2,rep,name=events,proto3" json:"events,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1054,6 +1085,7 @@ type DecisionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Echo this in the Action. Increases through the match.
 	DecisionId uint64 `protobuf:"varint,1,opt,name=decision_id,json=decisionId,proto3" json:"decision_id,omitempty"`
+	// The game being played, 0-based.
 	GameNumber uint32 `protobuf:"varint,2,opt,name=game_number,json=gameNumber,proto3" json:"game_number,omitempty"`
 	// The seat's view, with its legal moves.
 	Observation *Observation `protobuf:"bytes,3,opt,name=observation,proto3" json:"observation,omitempty"`
@@ -1132,8 +1164,9 @@ func (x *DecisionRequest) GetBankMs() uint32 {
 
 // The referee's answer to an Action. Private to the seat.
 type ActionResult struct {
-	state      protoimpl.MessageState `protogen:"open.v1"`
-	DecisionId uint64                 `protobuf:"varint,1,opt,name=decision_id,json=decisionId,proto3" json:"decision_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The decision the answered Action named.
+	DecisionId uint64 `protobuf:"varint,1,opt,name=decision_id,json=decisionId,proto3" json:"decision_id,omitempty"`
 	// Moves the referee applied for the seat (several for a plan; the fallback move when it
 	// substituted one).
 	Applied []*Move `protobuf:"bytes,2,rep,name=applied,proto3" json:"applied,omitempty"`
@@ -1223,9 +1256,11 @@ func (x *ActionResult) GetStrikes() uint32 {
 
 // A game ended. Public.
 type GameOver struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	GameNumber    uint32                 `protobuf:"varint,1,opt,name=game_number,json=gameNumber,proto3" json:"game_number,omitempty"`
-	Outcome       *Outcome               `protobuf:"bytes,2,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The game that ended, 0-based.
+	GameNumber uint32 `protobuf:"varint,1,opt,name=game_number,json=gameNumber,proto3" json:"game_number,omitempty"`
+	// How it ended, who won, the points, and why in words.
+	Outcome       *Outcome `protobuf:"bytes,2,opt,name=outcome,proto3" json:"outcome,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1282,8 +1317,9 @@ type MatchOver struct {
 	// Games won per seat.
 	Wins []uint32 `protobuf:"varint,2,rep,packed,name=wins,proto3" json:"wins,omitempty"`
 	// Seats that won the match (both partners of a team); empty for a tie.
-	Winners       []uint32 `protobuf:"varint,3,rep,packed,name=winners,proto3" json:"winners,omitempty"`
-	Reason        string   `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	Winners []uint32 `protobuf:"varint,3,rep,packed,name=winners,proto3" json:"winners,omitempty"`
+	// One sentence: why the match ended as it did.
+	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1460,12 +1496,14 @@ type CreateMatchRequest struct {
 	// Rule-set spec, e.g. "standard", "skip-bo+4p" (see docs/rules.md).
 	Rules string `protobuf:"bytes,1,opt,name=rules,proto3" json:"rules,omitempty"`
 	// One entry per seat; the count must equal the rule set's players.
-	Seats       []*SeatSpec  `protobuf:"bytes,2,rep,name=seats,proto3" json:"seats,omitempty"`
+	Seats []*SeatSpec `protobuf:"bytes,2,rep,name=seats,proto3" json:"seats,omitempty"`
+	// Required, every field non-zero but bank_ms (referee/limits.py gives the ranges).
 	TimeControl *TimeControl `protobuf:"bytes,3,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
 	// Games to play (with match_points: at most this many).
 	Games uint32 `protobuf:"varint,4,opt,name=games,proto3" json:"games,omitempty"`
 	// Master seed of the match; game k uses a seed derived from it.
-	Seed          uint64 `protobuf:"varint,5,opt,name=seed,proto3" json:"seed,omitempty"`
+	Seed uint64 `protobuf:"varint,5,opt,name=seed,proto3" json:"seed,omitempty"`
+	// What bad behaviour gets: FORFEIT or SUBSTITUTE (UNSPECIFIED is refused).
 	Policy        Policy `protobuf:"varint,6,opt,name=policy,proto3,enum=spite.v1.Policy" json:"policy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1544,8 +1582,9 @@ func (x *CreateMatchRequest) GetPolicy() Policy {
 }
 
 type CreateMatchResponse struct {
-	state   protoimpl.MessageState `protogen:"open.v1"`
-	MatchId string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The new match's id, for GetMatch and Spectate.
+	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
 	// One secret token per seat, by seat. Hand each only to its bot (environment or file).
 	SeatTokens    []string `protobuf:"bytes,2,rep,name=seat_tokens,json=seatTokens,proto3" json:"seat_tokens,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1597,8 +1636,9 @@ func (x *CreateMatchResponse) GetSeatTokens() []string {
 }
 
 type GetMatchRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A match_id from CreateMatch.
+	MatchId       string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1641,18 +1681,24 @@ func (x *GetMatchRequest) GetMatchId() string {
 }
 
 type SeatReport struct {
-	state   protoimpl.MessageState `protogen:"open.v1"`
-	Seat    uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
-	Name    string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	Version string                 `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
-	Status  SeatStatus             `protobuf:"varint,4,opt,name=status,proto3,enum=spite.v1.SeatStatus" json:"status,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The seat, 0-based.
+	Seat uint32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// The bot's name and version from its Hello (CreateMatch's name until it connects).
+	Name    string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Version string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	// Where the seat stands.
+	Status SeatStatus `protobuf:"varint,4,opt,name=status,proto3,enum=spite.v1.SeatStatus" json:"status,omitempty"`
 	// Faults over the match, by kind.
-	Timeouts     uint32 `protobuf:"varint,5,opt,name=timeouts,proto3" json:"timeouts,omitempty"`
+	Timeouts uint32 `protobuf:"varint,5,opt,name=timeouts,proto3" json:"timeouts,omitempty"`
+	// Illegal moves and malformed actions, counted apart.
 	IllegalMoves uint32 `protobuf:"varint,6,opt,name=illegal_moves,json=illegalMoves,proto3" json:"illegal_moves,omitempty"`
 	Malformed    uint32 `protobuf:"varint,7,opt,name=malformed,proto3" json:"malformed,omitempty"`
 	// Decisions answered, and their wall time in microseconds (p50 and p99).
-	Decisions     uint32 `protobuf:"varint,8,opt,name=decisions,proto3" json:"decisions,omitempty"`
+	Decisions uint32 `protobuf:"varint,8,opt,name=decisions,proto3" json:"decisions,omitempty"`
+	// Median decision time, microseconds.
 	DecisionUsP50 uint64 `protobuf:"varint,9,opt,name=decision_us_p50,json=decisionUsP50,proto3" json:"decision_us_p50,omitempty"`
+	// 99th percentile decision time, microseconds.
 	DecisionUsP99 uint64 `protobuf:"varint,10,opt,name=decision_us_p99,json=decisionUsP99,proto3" json:"decision_us_p99,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1759,11 +1805,15 @@ func (x *SeatReport) GetDecisionUsP99() uint64 {
 }
 
 type GameReport struct {
-	state      protoimpl.MessageState `protogen:"open.v1"`
-	GameNumber uint32                 `protobuf:"varint,1,opt,name=game_number,json=gameNumber,proto3" json:"game_number,omitempty"`
-	Seed       uint64                 `protobuf:"varint,2,opt,name=seed,proto3" json:"seed,omitempty"`
-	Outcome    *Outcome               `protobuf:"bytes,3,opt,name=outcome,proto3" json:"outcome,omitempty"`
-	Moves      uint32                 `protobuf:"varint,4,opt,name=moves,proto3" json:"moves,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The game, 0-based.
+	GameNumber uint32 `protobuf:"varint,1,opt,name=game_number,json=gameNumber,proto3" json:"game_number,omitempty"`
+	// The game's seed (derived from the match's; docs/replays.md says how).
+	Seed uint64 `protobuf:"varint,2,opt,name=seed,proto3" json:"seed,omitempty"`
+	// How it ended.
+	Outcome *Outcome `protobuf:"bytes,3,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// Moves played in it.
+	Moves uint32 `protobuf:"varint,4,opt,name=moves,proto3" json:"moves,omitempty"`
 	// Replay file path on the referee's machine, if replays are kept.
 	Replay        string `protobuf:"bytes,5,opt,name=replay,proto3" json:"replay,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1836,12 +1886,17 @@ func (x *GameReport) GetReplay() string {
 }
 
 type MatchStatus struct {
-	state   protoimpl.MessageState `protogen:"open.v1"`
-	MatchId string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
-	State   MatchState             `protobuf:"varint,2,opt,name=state,proto3,enum=spite.v1.MatchState" json:"state,omitempty"`
-	Rules   *RuleSet               `protobuf:"bytes,3,opt,name=rules,proto3" json:"rules,omitempty"`
-	Seats   []*SeatReport          `protobuf:"bytes,4,rep,name=seats,proto3" json:"seats,omitempty"`
-	Games   []*GameReport          `protobuf:"bytes,5,rep,name=games,proto3" json:"games,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The match's id.
+	MatchId string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	// Where the match stands.
+	State MatchState `protobuf:"varint,2,opt,name=state,proto3,enum=spite.v1.MatchState" json:"state,omitempty"`
+	// Its rule set.
+	Rules *RuleSet `protobuf:"bytes,3,opt,name=rules,proto3" json:"rules,omitempty"`
+	// One report per seat, by seat.
+	Seats []*SeatReport `protobuf:"bytes,4,rep,name=seats,proto3" json:"seats,omitempty"`
+	// One report per finished game, in order.
+	Games []*GameReport `protobuf:"bytes,5,rep,name=games,proto3" json:"games,omitempty"`
 	// Set when the match is over.
 	Result        *MatchOver `protobuf:"bytes,6,opt,name=result,proto3" json:"result,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1921,8 +1976,9 @@ func (x *MatchStatus) GetResult() *MatchOver {
 }
 
 type SpectateRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	MatchId       string                 `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The match to watch.
+	MatchId       string `protobuf:"bytes,1,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2056,18 +2112,22 @@ type isSpectatorMessage_Body interface {
 }
 
 type SpectatorMessage_GameStart struct {
+	// A game begins: the public view (no hand, no legal moves).
 	GameStart *GameStart `protobuf:"bytes,1,opt,name=game_start,json=gameStart,proto3,oneof"`
 }
 
 type SpectatorMessage_Events struct {
+	// Public events only (no drawn cards, no shuffled orders).
 	Events *EventBatch `protobuf:"bytes,2,opt,name=events,proto3,oneof"`
 }
 
 type SpectatorMessage_GameOver struct {
+	// A game ended.
 	GameOver *GameOver `protobuf:"bytes,3,opt,name=game_over,json=gameOver,proto3,oneof"`
 }
 
 type SpectatorMessage_MatchOver struct {
+	// The match ended; the stream closes after it.
 	MatchOver *MatchOver `protobuf:"bytes,4,opt,name=match_over,json=matchOver,proto3,oneof"`
 }
 
@@ -2236,14 +2296,15 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"\x06Policy\x12\x16\n" +
 	"\x12POLICY_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0ePOLICY_FORFEIT\x10\x01\x12\x15\n" +
-	"\x11POLICY_SUBSTITUTE\x10\x02*\x8e\x01\n" +
+	"\x11POLICY_SUBSTITUTE\x10\x02*\xa4\x01\n" +
 	"\n" +
 	"MatchState\x12\x1b\n" +
 	"\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13MATCH_STATE_WAITING\x10\x01\x12\x17\n" +
 	"\x13MATCH_STATE_RUNNING\x10\x02\x12\x18\n" +
 	"\x14MATCH_STATE_FINISHED\x10\x03\x12\x17\n" +
-	"\x13MATCH_STATE_ABORTED\x10\x04*\xb9\x01\n" +
+	"\x13MATCH_STATE_ABORTED\x10\x04\x12\x14\n" +
+	"\x10MATCH_STATE_VOID\x10\x05*\xb9\x01\n" +
 	"\n" +
 	"SeatStatus\x12\x1b\n" +
 	"\x17SEAT_STATUS_UNSPECIFIED\x10\x00\x12\x17\n" +

@@ -29,6 +29,7 @@ class MatchState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MATCH_STATE_RUNNING: _ClassVar[MatchState]
     MATCH_STATE_FINISHED: _ClassVar[MatchState]
     MATCH_STATE_ABORTED: _ClassVar[MatchState]
+    MATCH_STATE_VOID: _ClassVar[MatchState]
 
 class SeatStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -52,6 +53,7 @@ MATCH_STATE_WAITING: MatchState
 MATCH_STATE_RUNNING: MatchState
 MATCH_STATE_FINISHED: MatchState
 MATCH_STATE_ABORTED: MatchState
+MATCH_STATE_VOID: MatchState
 SEAT_STATUS_UNSPECIFIED: SeatStatus
 SEAT_STATUS_PENDING: SeatStatus
 SEAT_STATUS_ACTIVE: SeatStatus
