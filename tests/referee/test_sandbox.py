@@ -464,11 +464,12 @@ def test_process_trees_and_cpu_time_without_cgroups_agree_with_proc() -> None:
         deadline = time.monotonic() + 10
         while len(processes.descendants(parent.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(0.5)
         tree = processes.descendants(parent.pid)
         assert len(tree) == 2 and tree == processes._proc_descendants(parent.pid)
+        while processes.process_cpu_seconds(tree) < 0.2 and time.monotonic() < deadline + 20:
+            time.sleep(0.05)  # a loaded machine gives the spinner less than its share
         portable, by_hand = processes.process_cpu_seconds(tree), processes._proc_cpu_seconds(tree)
-        assert portable > 0.2 and abs(portable - by_hand) < 0.1, (portable, by_hand)
+        assert portable >= 0.2 and abs(portable - by_hand) < 0.1, (portable, by_hand)
     finally:
         for pid in processes.descendants(parent.pid):
             os.kill(pid, 9)
