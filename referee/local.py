@@ -63,6 +63,10 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
                 for seat in match.seats:
                     match.expect_process(seat)
                 hidden = tuple(p for p in (log_dir, config.replay_dir, *hide) if p is not None)
+                for directory in (log_dir, config.replay_dir):
+                    if directory is not None:
+                        directory.mkdir(parents=True, exist_ok=True)
+                _close_to_others(hidden)
                 for seat, bot in zip(match.seats, bots):
                     log_path = log_dir / f"{match.match_id}-seat{seat.index}-{bot.name}.log" if log_dir else None
                     if log_dir:
@@ -95,6 +99,21 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
             if own_referee:
                 await referee.stop(grace=0.5)
         return LocalMatch(match, exits, [p.log_path for p in processes])
+
+
+def _close_to_others(paths: Sequence[Path]) -> None:
+    """The tournament's files closed to every user but the organizer's: directories (logs,
+    replays) 0700, files (the store, the seed) 0600. Under bubblewrap bots cannot see them
+    anyway; without it, a bot running as a uid of its own cannot read them either (a finished
+    replay would show the deal of its duplicate, still to be played)."""
+    for path in paths:
+        try:
+            if path.is_dir():
+                path.chmod(0o700)
+            elif path.exists():
+                path.chmod(0o600)
+        except OSError:  # not the organizer's to change: as it is
+            pass
 
 
 def _connectable(address: str) -> None:

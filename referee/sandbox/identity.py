@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 DEFAULT_RANGE = (61000, 61999)
-LOCK_DIR = Path("/run/spite-bot-uids")
+LOCK_DIR = Path("/run/spite-bot-uids") if Path("/run").is_dir() else Path("/var/tmp/spite-bot-uids")
 
 
 class NoFreeIdentity(RuntimeError):

@@ -308,7 +308,8 @@ def test_nothing_a_bot_writes_outlives_the_match(sandbox_mode: str, tmp_path: Pa
 def test_the_fallback_keeps_a_root_organizers_bots_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without bubblewrap, as root: a bot (here a shell script, which any uid can run) gets a
     uid of its own, so it cannot signal the other bot or read its home; its HOME is a private
-    tmpfs of 256 MiB; and what it wrote in /tmp or /dev/shm is deleted after the match."""
+    tmpfs of 256 MiB; the store, replays and logs are closed to it; and what it wrote in /tmp or
+    /dev/shm is deleted after the match."""
     import os
 
     from referee.manifest import BotManifest
@@ -323,26 +324,39 @@ def test_the_fallback_keeps_a_root_organizers_bots_apart(tmp_path: Path, monkeyp
 
     folder = Path(tempfile.mkdtemp(prefix="spite-shbot-"))  # pytest's tmp_path is closed to other uids
     folder.chmod(0o755)
+    secrets = Path(tempfile.mkdtemp(prefix="spite-organizer-"))  # the tournament's files, world-readable at first
+    secrets.chmod(0o755)
+    for name in ("store.db", "replays/old.jsonl", "logs/old.log"):
+        (secrets / name).parent.mkdir(exist_ok=True)
+        (secrets / name).write_text("the-secret")
+        (secrets / name).chmod(0o644)
+        (secrets / name).parent.chmod(0o755)
     honest = new_marker()
     tag = honest.rsplit("-", 1)[-1]
     script = (f"id -u; df -P $HOME | tail -1; echo x > /tmp/spite-sweep-{tag}; mkdir /dev/shm/spite-sweep-{tag}; "
               f"for p in $(pgrep -f -- {honest}); do [ $p = $$ ] || {{ kill -9 $p && echo killed $p; }}; done; "
-              f"sleep 1; ls $HOME/../seat1 2>&1 | head -1; sleep 1")
+              f"sleep 1; ls $HOME/../seat1 2>&1 | head -1; "
+              f"for f in {secrets}/store.db {secrets}/replays/old.jsonl {secrets}/logs/old.log; do cat $f 2>&1; done; "
+              f"sleep 1")
     monkeypatch.setenv("SPITE_SANDBOX", "insecure")
     detect.cache_clear()
     try:
-        result = run_match([BotManifest(name="shbot", command=("sh", "-c", script), workdir=folder),
-                            marked("plant", honest)], log_dir=tmp_path / "logs")
+        bots = [BotManifest(name="shbot", command=("sh", "-c", script), workdir=folder), marked("plant", honest)]
+        config = MatchConfig(parse_rules("standard"), [b.name for b in bots], FAST, 1, 1, Policy.FORFEIT,
+                             replay_dir=secrets / "replays")
+        result = asyncio.run(play_local_match(bots, config, log_dir=secrets / "logs", hide=[secrets / "store.db"]))
     finally:
         monkeypatch.delenv("SPITE_SANDBOX")
         detect.cache_clear()
         shutil.rmtree(folder)
     text = log_text(result, 0)
+    shutil.rmtree(secrets)
     uid = int(text.split()[0])
     assert uid != os.geteuid() and uid_range()[0] <= uid <= uid_range()[1], text  # type: ignore[index]
     assert "spite-" in text.splitlines()[1] and " 262144 " in text.splitlines()[1], "HOME: a 256 MiB tmpfs: " + text
     assert "killed" not in text and "Operation not permitted" in text, text
     assert "Permission denied" in text, "the other seat's home is closed to it: " + text
+    assert "the-secret" not in text, "the store, the replays and the logs are closed to it: " + text
     assert not list(Path("/tmp").glob(f"spite-sweep-{tag}")) and not list(Path("/dev/shm").glob(f"spite-sweep-{tag}"))
     assert result.match.seats[1].report.status == "done" and only_game(result).winners == (1,)
     assert survivors(honest) == []

@@ -420,16 +420,19 @@ def test_cgroup_v2_alone_counts_freezes_and_kills_the_whole_bot(tmp_path: Path, 
         try:
             assert bot.cgroup is not None and set(bot.cgroup.dirs) == {cgroups.UNIFIED}
             assert bot.cgroup.has("freezer") and bot.cgroup.has("cpuacct")
-            await asyncio.sleep(1.0)
-            assert bot.cpu_seconds() > 0.3, "the setsid spinner's CPU time is the bot's"
+            deadline = time.monotonic() + 20  # a loaded machine gives the spinner less than a core
+            while bot.cpu_seconds() < 0.3 and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert bot.cpu_seconds() >= 0.3, "the setsid spinner's CPU time is the bot's"
             bot.pause()
             await asyncio.sleep(0.2)
             frozen = bot.cpu_seconds()
             await asyncio.sleep(0.5)
             assert bot.cpu_seconds() - frozen < 0.05, "frozen: no CPU time"
             bot.resume()
-            await asyncio.sleep(0.2)
-            assert bot.cpu_seconds() - frozen > 0.05, "thawed: the spinner runs again"
+            while bot.cpu_seconds() - frozen < 0.05 and time.monotonic() < deadline + 20:
+                await asyncio.sleep(0.05)
+            assert bot.cpu_seconds() - frozen >= 0.05, "thawed: the spinner runs again"
             bot.cgroup.kill_all()
             assert bot.cgroup.pids() == [], "cgroup.kill ended every process at once"
         finally:
@@ -464,11 +467,12 @@ def test_process_trees_and_cpu_time_without_cgroups_agree_with_proc() -> None:
         deadline = time.monotonic() + 10
         while len(processes.descendants(parent.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(0.5)
         tree = processes.descendants(parent.pid)
         assert len(tree) == 2 and tree == processes._proc_descendants(parent.pid)
+        while processes.process_cpu_seconds(tree) < 0.2 and time.monotonic() < deadline + 20:
+            time.sleep(0.05)  # a loaded machine gives the spinner less than its share
         portable, by_hand = processes.process_cpu_seconds(tree), processes._proc_cpu_seconds(tree)
-        assert portable > 0.2 and abs(portable - by_hand) < 0.1, (portable, by_hand)
+        assert portable >= 0.2 and abs(portable - by_hand) < 0.1, (portable, by_hand)
     finally:
         for pid in processes.descendants(parent.pid):
             os.kill(pid, 9)
