@@ -1,0 +1,131 @@
+"""``spite serve``: the ladder, its workers and its web face in one long-lived process.
+
+One asyncio loop runs the uvicorn server (pages and the JSON API, :mod:`.web`), the ladder
+loop (:mod:`.ladder`) over local worker processes or a Dask cluster, and the checks of
+uploads (each in a subprocess). SIGINT or SIGTERM stops it; SIGKILL is safe too (the store
+resumes, :mod:`.store`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import secrets
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from referee.manifest import ManifestError, resolve_bot
+from tournaments.backends import Backend, DaskBackend, LocalBackend
+
+from .config import Competition
+from .ladder import Ladder, SlotHealth
+from .store import ArenaStore
+from .uploads import run_checks
+
+log = logging.getLogger("spite.arena")
+ADMIN_TOKEN_FILE = "admin.token"
+
+
+def split_address(text: str, what: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535 or not host:
+        raise ValueError(f"{what} must be HOST:PORT, got {text!r}")
+    return host.strip("[]"), int(port)
+
+
+def admin_token(data: Path) -> str:
+    """The organizer's token: ``DATA/admin.token``, made on first start (mode 0600)."""
+    path = data / ADMIN_TOKEN_FILE
+    if not path.exists():
+        data.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as out:
+            out.write(secrets.token_urlsafe(32) + "\n")
+    return path.read_text().strip()
+
+
+class Service:
+    def __init__(self, competition: Competition, data: Path, *, web: str = "127.0.0.1:8000",
+                 scheduler: str | None = None) -> None:
+        self.competition = competition
+        self.data = data
+        self.web_address = split_address(web, "--web")
+        self.scheduler = scheduler
+        self.store = ArenaStore(data)
+        self.admin_token = admin_token(data)
+        self.ladder: Ladder | None = None
+        self.checks: set[asyncio.Task[None]] = set()
+
+    def enter_house_bots(self) -> None:
+        for spec in self.competition.house_bots:
+            try:
+                manifest = resolve_bot(spec)
+            except ManifestError as error:
+                raise ValueError(f"house bot {spec!r}: {error}") from None
+            self.store.ensure_house_bot(manifest.name, manifest.version, spec, self.competition.rating)
+
+    def backend(self) -> Backend:
+        if self.scheduler:
+            return DaskBackend(self.scheduler, self.competition.parallel)
+        return LocalBackend(self.competition.parallel)
+
+    def health(self) -> list[SlotHealth]:
+        return self.ladder.health if self.ladder else []
+
+    def start_check(self, version_id: int, manifest: Path) -> None:
+        """Check an upload in the background; the version goes active or refused."""
+        async def check() -> None:
+            report = await run_checks(manifest, self.competition.time_control.decision_ms)
+            self.store.finish_check(version_id, report.passed, report.lines, report.reason)
+            if not report.passed:
+                self.store.add_incident("refused", f"version {version_id}: {report.reason}")
+        task = asyncio.get_running_loop().create_task(check())
+        self.checks.add(task)
+        task.add_done_callback(self.checks.discard)
+
+    def resume_checks(self) -> None:
+        """Uploads whose checks a kill cut off are checked again."""
+        for version in self.store.versions(statuses=("checking",)):
+            self.start_check(version.id, Path(version.spec))
+
+    async def run(self, ready: Any = None) -> None:
+        import uvicorn
+
+        from .web import create_app
+
+        self.enter_house_bots()
+        self.ladder = Ladder(self.competition, self.store, self.backend(), self.data)
+        host, port = self.web_address
+        server = uvicorn.Server(uvicorn.Config(create_app(self), host=host, port=port, log_level="warning",
+                                               lifespan="off"))
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        server.config.setup_event_loop = lambda: None  # type: ignore[method-assign]
+        serving = loop.create_task(server.serve())
+        while not server.started:
+            if serving.done():
+                serving.result()
+                raise OSError(f"the web server could not listen on {host}:{port}")
+            await asyncio.sleep(0.05)
+        bound = server.servers[0].sockets[0].getsockname()
+        print(f"spite serve: {self.competition.name}: web http://{bound[0]}:{bound[1]}/ "
+              f"(admin token in {self.data / ADMIN_TOKEN_FILE}); data in {self.data}", flush=True)
+        self.resume_checks()
+        ladder = loop.create_task(self.ladder.run())
+        stopper = loop.create_task(stop.wait())
+        await asyncio.wait({ladder, serving, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        self.ladder.stopping.set()
+        server.should_exit = True
+        for task in self.checks:
+            task.cancel()
+        await asyncio.gather(ladder, serving, return_exceptions=True)
+        stopper.cancel()
+        if ladder.done() and not ladder.cancelled() and ladder.exception() is not None:
+            error = ladder.exception()
+            print(f"spite serve: the ladder stopped: {error}", file=sys.stderr)
+        self.store.close()

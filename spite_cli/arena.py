@@ -1,0 +1,111 @@
+"""``spite arena ...``: the organizer's commands over a competition's store (``--data``).
+
+Each writes one row in a short transaction, so they work while ``spite serve`` runs (it
+reads the flags on its next loop).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def _store(args: argparse.Namespace) -> Any:
+    from spite_arena.store import ArenaStore
+
+    return ArenaStore(args.data)
+
+
+def cmd_add_entrant(args: argparse.Namespace) -> int:
+    from spite_arena.store import ArenaStoreError
+
+    try:
+        with _store(args) as store:
+            key = store.add_entrant(args.name)
+    except ArenaStoreError as error:
+        print(f"spite arena add-entrant: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"entrant": args.name, "key": key}))
+    else:
+        print(f"entrant {args.name}: key {key}\n(shown once; only its hash is kept)")
+    return 0
+
+
+def cmd_flag(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        store.set_meta("paused", "1" if args.command == "pause" else "0")
+    print(f"ladder {'paused' if args.command == 'pause' else 'resumed'}")
+    return 0
+
+
+def cmd_disable(args: argparse.Namespace) -> int:
+    from spite_arena.store import ArenaStoreError
+
+    try:
+        with _store(args) as store:
+            store.set_version_status(args.version, "disabled", args.reason)
+    except ArenaStoreError as error:
+        print(f"spite arena disable: {error}", file=sys.stderr)
+        return 2
+    print(f"version {args.version} disabled: {args.reason}")
+    return 0
+
+
+def cmd_rerun_void(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        print(f"{store.rerun_void()} void game(s) will be played again")
+    return 0
+
+
+def cmd_incidents(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        incidents = store.incidents(args.limit)
+    if args.json:
+        print(json.dumps(incidents))
+    for i in [] if args.json else reversed(incidents):
+        print(f"{i['at']}  {i['kind']:<8} game {i['game_id'] or '-'}  {i['detail']}")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from spite_arena.web import board_rows
+
+    with _store(args) as store:
+        rows = board_rows(store.versions(statuses=("active",)))
+        counts, paused = store.counts(), store.paused
+    if args.json:
+        print(json.dumps({"paused": paused, "games": counts, "leaderboard": rows}))
+        return 0
+    print(f"ladder {'paused' if paused else 'running'}; games {counts}")
+    for r in rows:
+        print(f"{r['rank']:>3}  {r['rating']:7.2f}  {r['entrant']}/{r['bot']} v{r['version']}  ({r['games']} games)")
+    return 0
+
+
+def register(sub: Any) -> None:
+    arena = sub.add_parser("arena", help="organize a hosted competition (entrants, pause, disable, incidents)")
+    commands = arena.add_subparsers(dest="command", required=True)
+
+    def command(name: str, help: str, func: Any) -> argparse.ArgumentParser:
+        parser = commands.add_parser(name, help=help)
+        parser.add_argument("--data", default="arena-data", help="the competition's data directory")
+        parser.set_defaults(func=func)
+        return parser
+
+    add = command("add-entrant", "add an entrant and print its API key (once)", cmd_add_entrant)
+    add.add_argument("name")
+    add.add_argument("--json", action="store_true")
+    command("pause", "stop scheduling new ladder games", cmd_flag)
+    command("resume", "schedule ladder games again", cmd_flag)
+    disable = command("disable", "take a bot version off the ladder, with a reason its owner sees", cmd_disable)
+    disable.add_argument("version", type=int, help="the version id (its page is /bots/ID)")
+    disable.add_argument("--reason", required=True)
+    command("rerun-void", "play void games again", cmd_rerun_void)
+    incidents = command("incidents", "crashes, timeouts, platform faults, refused uploads", cmd_incidents)
+    incidents.add_argument("--limit", type=int, default=50)
+    incidents.add_argument("--json", action="store_true")
+    status = command("status", "the ladder's state and leaderboard", cmd_status)
+    status.add_argument("--json", action="store_true")

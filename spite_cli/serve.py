@@ -1,0 +1,120 @@
+"""``spite serve COMPETITION.toml`` (host a ladder) and ``spite submit BOT_DIR`` (enter a bot).
+
+docs/hosting.md has the whole story; the logic lives in :mod:`spite_arena`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import json
+import os
+import sys
+import tarfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+SKIPPED = {".git", "__pycache__", "node_modules", "target", ".venv"}
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from spite_arena.config import CompetitionError, load_competition
+    from spite_arena.service import Service
+    from spite_arena.store import ArenaStoreError
+
+    try:
+        competition = load_competition(args.file)
+        service = Service(competition, Path(args.data), web=args.web, scheduler=args.scheduler)
+        asyncio.run(service.run())
+    except (CompetitionError, ArenaStoreError, ValueError, OSError) as error:
+        print(f"spite serve: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def pack(bot_dir: Path) -> bytes:
+    """The bot directory as a gzipped tar (no links, no caches, no dot-directories)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for path in sorted(bot_dir.rglob("*")):
+            relative = path.relative_to(bot_dir)
+            if any(part in SKIPPED or part.startswith(".") for part in relative.parts) or path.is_symlink():
+                continue
+            if path.is_file() or path.is_dir():
+                archive.add(path, arcname=str(relative), recursive=False)
+    return buffer.getvalue()
+
+
+def _request(url: str, key: str, body: bytes | None = None) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(url, data=body, method="POST" if body is not None else "GET",
+                                     headers={"Authorization": f"Bearer {key}",
+                                              "Content-Type": "application/gzip"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            return answer.status, dict(json.loads(answer.read() or b"{}"))
+    except urllib.error.HTTPError as error:
+        try:
+            return error.code, dict(json.loads(error.read() or b"{}"))
+        except ValueError:
+            return error.code, {"error": error.reason}
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    bot_dir = Path(args.bot_dir)
+    if not (bot_dir / "bot.toml").is_file():
+        print(f"spite submit: {bot_dir} has no bot.toml", file=sys.stderr)
+        return 2
+    key = args.key or os.environ.get("SPITE_BOT_KEY", "")
+    if not key:
+        print("spite submit: pass --key KEY (or set SPITE_BOT_KEY)", file=sys.stderr)
+        return 2
+    server = args.server.rstrip("/")
+
+    def done(payload: dict[str, Any], code: int) -> int:
+        if args.json:
+            print(json.dumps(payload))
+        else:
+            for line in payload.get("checks", []):
+                print(line)
+            print(f"{payload.get('status', 'refused')}: {payload.get('reason') or payload.get('error') or 'ok'}")
+        return code
+
+    try:
+        status, answer = _request(f"{server}/api/submit", key, pack(bot_dir))
+        if status != 202:
+            return done({"status": "refused", "error": answer.get("error", f"HTTP {status}")}, 1)
+        if not args.json:
+            print(f"uploaded {answer['bot']} as version id {answer['version_id']}; checking...", flush=True)
+        deadline = time.monotonic() + args.timeout
+        while time.monotonic() < deadline:
+            status, version = _request(f"{server}{answer['poll']}", key)
+            if status == 200 and version.get("status") != "checking":
+                return done(version, 0 if version.get("status") == "active" else 1)
+            time.sleep(1)
+        return done({"status": "checking", "error": f"no verdict after {args.timeout} s"}, 1)
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        print(f"spite submit: cannot reach {server}: {error}", file=sys.stderr)
+        return 2
+
+
+def register(sub: Any) -> None:
+    serve = sub.add_parser("serve", help="host a competition: a ladder, its workers and its web pages")
+    serve.add_argument("file", help="the competition file (competitions/example.toml)")
+    serve.add_argument("--data", default="arena-data", help="the store, uploads, logs and replays (default ./arena-data)")
+    serve.add_argument("--web", default="127.0.0.1:8000", help="web pages and API address (default 127.0.0.1:8000)")
+    serve.add_argument("--grpc", default="127.0.0.1:50051",
+                       help="the remote bots' lobby address (default 127.0.0.1:50051)")
+    serve.add_argument("--scheduler", help="play games on a Dask cluster (tcp://HOST:8786) instead of local workers")
+    serve.set_defaults(func=cmd_serve)
+
+    submit = sub.add_parser("submit", help="upload a bot directory to a competition and wait for its checks")
+    submit.add_argument("bot_dir", help="the bot's directory, with its bot.toml")
+    submit.add_argument("--server", required=True, help="the competition's web address, http://HOST:PORT")
+    submit.add_argument("--key", help="your entrant key (default: $SPITE_BOT_KEY)")
+    submit.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    submit.add_argument("--timeout", type=int, default=900, help="seconds to wait for the checks (default 900)")
+    submit.set_defaults(func=cmd_submit)
