@@ -13,6 +13,7 @@ import logging
 import os
 import secrets
 import signal
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -105,14 +106,21 @@ class Service:
         stop = asyncio.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        server.config.setup_event_loop = lambda: None  # type: ignore[method-assign]
-        serving = loop.create_task(server.serve())
+        listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            listener.bind((host, port))
+        except OSError as error:
+            listener.close()
+            raise OSError(f"the web server cannot listen on {host}:{port}: {error.strerror}") from None
+        listener.listen(128)
+        listener.setblocking(False)
+        serving = loop.create_task(server.serve(sockets=[listener]))
         while not server.started:
             if serving.done():
-                serving.result()
-                raise OSError(f"the web server could not listen on {host}:{port}")
+                raise OSError(f"the web server could not start on {host}:{port}")
             await asyncio.sleep(0.05)
-        bound = server.servers[0].sockets[0].getsockname()
+        bound = listener.getsockname()
         print(f"spite serve: {self.competition.name}: web http://{bound[0]}:{bound[1]}/ "
               f"(admin token in {self.data / ADMIN_TOKEN_FILE}); data in {self.data}", flush=True)
         self.resume_checks()
@@ -126,6 +134,5 @@ class Service:
         await asyncio.gather(ladder, serving, return_exceptions=True)
         stopper.cancel()
         if ladder.done() and not ladder.cancelled() and ladder.exception() is not None:
-            error = ladder.exception()
-            print(f"spite serve: the ladder stopped: {error}", file=sys.stderr)
+            print(f"spite serve: the ladder stopped: {ladder.exception()}", file=sys.stderr)
         self.store.close()

@@ -367,7 +367,7 @@ class ArenaStore:
         return None if row is None else _version(row)
 
     def versions(self, *, statuses: Sequence[str] = (), entrant: str | None = None) -> list[Version]:
-        sql, args = VERSION_SELECT + " WHERE 1", []
+        sql, args = VERSION_SELECT + " WHERE 1", list[Any]()
         if statuses:
             sql += f" AND v.status IN ({','.join('?' * len(statuses))})"
             args += list(statuses)
@@ -457,7 +457,7 @@ class ArenaStore:
 
     def games(self, *, version_id: int | None = None, status: str | None = "done", limit: int = 50,
               phase: str | None = None) -> list[Game]:
-        sql, args = "SELECT * FROM games WHERE 1", []
+        sql, args = "SELECT * FROM games WHERE 1", list[Any]()
         if status:
             sql += " AND status = ?"
             args.append(status)

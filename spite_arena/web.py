@@ -6,7 +6,9 @@ replay (omniscient), no log, no debug string.
 
 Entrants (``Authorization: Bearer KEY``): ``POST /api/submit`` (a gzipped tar of a bot
 directory), ``GET /api/me`` (their versions, check results and refusal reasons),
-``GET /api/me/logs/{game}/{seat}`` (their own bot's log of a game; any other seat is 404).
+``GET /api/me/logs/{game}/{seat}`` (their own bot's log of a game) and
+``GET /api/me/replays/{game}/{seat}`` (the game as that seat saw it, with its own debug
+strings only); any seat not theirs is 404.
 
 Organizer (``Authorization: Bearer ADMIN_TOKEN``): ``GET /api/admin`` (incidents, worker
 slots, counts), ``POST /api/admin/{pause,resume,rerun-void}``, ``POST /api/admin/disable/{id}``.
@@ -24,7 +26,7 @@ import shutil
 import time
 from collections import defaultdict, deque
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -36,11 +38,10 @@ from starlette.templating import Jinja2Templates
 
 from spite_web.app import HERE as WEB_HERE
 
+from .config import Competition
+from .ladder import SlotHealth
 from .store import ArenaStore, ArenaStoreError, Entrant, Version, check_name, hash_key
 from .uploads import UploadError, check_manifest, unpack
-
-if TYPE_CHECKING:
-    from .service import Service
 
 HERE = Path(__file__).resolve().parent
 LOG_TAIL_BYTES = 64 * 1024
@@ -81,7 +82,21 @@ class RateLimiter:
         return True
 
 
-def create_app(service: Service) -> Starlette:
+class Host(Protocol):
+    """What the app needs of the process serving it (:class:`spite_arena.service.Service`)."""
+
+    competition: Competition
+    data: Path
+    store: ArenaStore
+    """The one writer."""
+    admin_token: str
+
+    def health(self) -> list[SlotHealth]: ...
+
+    def start_check(self, version_id: int, manifest: Path) -> None: ...
+
+
+def create_app(service: Host) -> Starlette:
     data = service.data
     limits = service.competition.limits
     limiter = RateLimiter(limits.requests_per_minute)
@@ -176,7 +191,8 @@ def create_app(service: Service) -> Starlette:
         return JSONResponse({"id": version.id, "bot": version.bot, "version": version.version,
                              "status": version.status, "reason": version.reason, "checks": list(version.checks)})
 
-    async def api_my_log(request: Request) -> Response:
+    def own_seat(request: Request) -> tuple[Any, int]:
+        """The game and seat of the path, if the key's entrant played that seat; else 404."""
         entrant = entrant_of(request)
         gid, seat = request.path_params["gid"], request.path_params["seat"]
         with reader() as store:
@@ -187,12 +203,29 @@ def create_app(service: Service) -> Starlette:
                 owner = version.entrant if version else None
         if game is None or owner != entrant.name:
             raise HTTPException(404, f"you have no bot in seat {seat} of game {gid}")
+        return game, seat
+
+    async def api_my_log(request: Request) -> Response:
+        game, seat = own_seat(request)
+        gid = game.id
         path = game.logs[seat] if seat < len(game.logs) else None
         if not path or not Path(path).is_file():
             raise HTTPException(404, f"no log kept for seat {seat} of game {gid}")
         with open(path, "rb") as source:
             source.seek(max(0, Path(path).stat().st_size - LOG_TAIL_BYTES))
             return PlainTextResponse(source.read().decode("utf-8", errors="replace"))
+
+    async def api_my_replay(request: Request) -> Response:
+        """The game as the entrant's seat saw it, with its own debug strings only."""
+        from referee import replay as replay_file
+        from spite_web.replay_view import ViewError, viewer_data
+
+        game, seat = own_seat(request)
+        try:
+            loaded = replay_file.load(game.replay or "")
+            return JSONResponse(viewer_data(loaded, seat, source=f"game {game.id}, as seat {seat}"))
+        except (replay_file.ReplayError, ViewError) as error:
+            raise HTTPException(404, f"no readable replay of game {game.id}: {str(error)[:200]}") from None
 
     async def api_submit(request: Request) -> Response:
         entrant = entrant_of(request)
@@ -281,6 +314,7 @@ def create_app(service: Service) -> Starlette:
         Route("/api/me", api_me),
         Route("/api/me/versions/{vid:int}", api_my_version),
         Route("/api/me/logs/{gid:int}/{seat:int}", api_my_log),
+        Route("/api/me/replays/{gid:int}/{seat:int}", api_my_replay),
         Route("/api/submit", api_submit, methods=["POST"]),
         Route("/api/admin", api_admin),
         Route("/api/admin/disable/{vid:int}", api_admin_disable, methods=["POST"]),

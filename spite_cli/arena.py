@@ -90,7 +90,7 @@ def register(sub: Any) -> None:
     commands = arena.add_subparsers(dest="command", required=True)
 
     def command(name: str, help: str, func: Any) -> argparse.ArgumentParser:
-        parser = commands.add_parser(name, help=help)
+        parser: argparse.ArgumentParser = commands.add_parser(name, help=help)
         parser.add_argument("--data", default="arena-data", help="the competition's data directory")
         parser.set_defaults(func=func)
         return parser
