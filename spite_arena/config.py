@@ -26,6 +26,10 @@ A competition file::
     remote_matches = 4                 # concurrent matches of one remote key
     requests_per_minute = 120          # API requests per key
 
+    [tls]                              # optional: remote bots connect over TLS
+    cert = "server.pem"                # relative to this file
+    key = "server.key"
+
     [finals]
     top = 4                            # the top N versions play a round robin of duplicate deals
     rounds = 10                        # at most; stops earlier once separated
@@ -85,10 +89,12 @@ class Competition:
     rating: RatingParams = field(default_factory=RatingParams)
     limits: Limits = field(default_factory=Limits)
     finals: Finals = field(default_factory=Finals)
+    tls: tuple[Path, Path] | None = None
+    """The gRPC endpoint's certificate and key (PEM), or None for plaintext."""
 
 
 _KNOWN = {"name", "rules", "house_bots", "parallel", "placement_games", "policy", "time_control", "rating",
-          "limits", "finals"}
+          "limits", "finals", "tls"}
 
 
 def _int(file: Path, where: str, value: Any, low: int, high: int) -> int:
@@ -154,8 +160,15 @@ def load_competition(path: Path | str) -> Competition:
         raise CompetitionError(f"{file}: field 'finals.confidence' must be a number in [0.5, 1)")
     finals = Finals(_int(file, "finals.top", finals_table.get("top", 4), 2, 32),
                     _int(file, "finals.rounds", finals_table.get("rounds", 10), 1, 1000), float(confidence))
+    tls_table = _table(file, data, "tls", {"cert", "key"})
+    tls = None
+    if tls_table:
+        if not all(isinstance(tls_table.get(k), str) for k in ("cert", "key")):
+            raise CompetitionError(f"{file}: [tls] needs both 'cert' and 'key' (paths to PEM files)")
+        tls = ((file.parent / tls_table["cert"]).resolve(), (file.parent / tls_table["key"]).resolve())
     return Competition(
         name=name.strip(), file=file.resolve(), rules=str(rules),
         house_bots=resolved, parallel=_int(file, "parallel", data.get("parallel", 2), 1, 256),
         placement_games=_int(file, "placement_games", data.get("placement_games", 6), 0, 1000),
-        policy=Policy(policy), time_control=time_control, rating=rating, limits=limits, finals=finals)
+        policy=Policy(policy), time_control=time_control, rating=rating, limits=limits, finals=finals,
+        tls=tls)

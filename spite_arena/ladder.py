@@ -17,12 +17,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.server import RunningReferee
+from referee.status import MatchState
 from tournaments.backends import Backend, WorkerDied
-from tournaments.jobs import JobResult, MatchJob, SeatJob
+from tournaments.jobs import JobResult, MatchJob, MatchSummary, SeatJob
 
 from .config import Competition
 from .matchmaker import next_pairing
-from .store import ArenaStore, Game
+from .lobby import Lobby, RemoteBot
+from .store import ArenaStore, Game, Version
 
 log = logging.getLogger("spite.arena")
 MAX_ATTEMPTS = 3
@@ -51,6 +54,9 @@ class Ladder:
     health: list[SlotHealth] = field(default_factory=list)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     played: asyncio.Event = field(default_factory=asyncio.Event)
+    lobby: Lobby | None = None
+    referee: RunningReferee | None = None
+    """Where remote bots' games are refereed (the lobby's server); None: no remote bots."""
     _running: set[int] = field(default_factory=set)
 
     def job(self, game: Game) -> MatchJob:
@@ -67,19 +73,41 @@ class Ladder:
                         replay_dir=str(self.data / "replays"), log_dir=str(self.data / "logs" / str(game.id)),
                         hide=hide)
 
+    def _remote(self, versions: dict[int, Version], vid: int) -> bool:
+        version = versions.get(vid)
+        return version is not None and version.kind == "remote"
+
     def next_game(self) -> Game | None:
-        """A journaled game to play: one left pending (after a restart, a retry), or a new pairing."""
+        """A journaled game to play: one left pending (after a restart, a retry), or a new pairing.
+
+        A remote version is a candidate only while joined, and available only below its
+        capacity; a pending game whose remote bot is gone is void (``spite arena rerun-void``)."""
         if self.store.paused:
             return None
-        active = {v.id for v in self.store.versions(statuses=("active",))}
+        active = {v.id: v for v in self.store.versions(statuses=("active",))}
+        connected = self.lobby.connected() if self.lobby else set()
+        available = self.lobby.available() if self.lobby else set()
         for game in self.store.pending_games():
-            if game.id not in self._running and all(v in active for v in game.versions):
+            if game.id in self._running:
+                continue
+            if not all(v in active for v in game.versions):
+                continue
+            remote = [v for v in game.versions if self._remote(active, v)]
+            if any(v not in connected for v in remote):
+                self.store.void_game(game.id, "a remote bot of this game is not joined", retry=False)
+                continue
+            if all(v in available for v in remote):
                 return game
-        pairing = next_pairing(self.store.versions(statuses=("active",)), self.busy, self.rng,
-                               placement_games=self.competition.placement_games)
+        candidates = [v for v in active.values() if v.kind != "remote" or v.id in connected]
+        ready = [v for v in candidates if v.kind != "remote" or v.id in available]
+        pairing = next_pairing(candidates, self.busy, self.rng, placement_games=self.competition.placement_games,
+                               available=ready)
         if pairing is None:
             return None
-        game_id = self.store.add_game(pairing.seats, secrets.randbits(64), secrets.randbits(63))
+        # Remote seats last: the local bots are launched for the first seats (who moves
+        # first is drawn from the deal's seed, not the seat order).
+        seats = sorted(pairing.seats, key=lambda v: self._remote(active, v))
+        game_id = self.store.add_game(seats, secrets.randbits(64), secrets.randbits(63))
         return self.store.game(game_id)
 
     async def run(self) -> None:
@@ -108,7 +136,11 @@ class Ladder:
             health.game = game.id
             try:
                 self.store.take_game(game.id, f"slot{slot}")
-                result = await self.backend.run(slot, self.job(game))
+                versions = {v: self.store.version(v) for v in game.versions}
+                if any(v is not None and v.kind == "remote" for v in versions.values()):
+                    result = await self.play_remote(game, f"slot{slot}")
+                else:
+                    result = await self.backend.run(slot, self.job(game))
             except WorkerDied as error:
                 result = JobResult(game.id, result.worker, False, error=str(error), platform_fault=True)
             finally:
@@ -118,6 +150,50 @@ class Ladder:
             self.record(game, result, health)
             self.played.set()
             self.played.clear()
+
+    async def play_remote(self, game: Game, worker: str) -> JobResult:
+        """A game with remote seats, refereed in this process on the lobby's server: local
+        seats are launched (sandboxed, as by a worker), remote ones get their seat token
+        through the lobby. A remote bot that never connects loses by the referee's rules."""
+        from referee.local import play_local_match
+        from referee.manifest import resolve_bot
+        from referee.match import Match, MatchConfig
+        from spite_engine import parse_rules
+
+        if self.lobby is None or self.referee is None:
+            return JobResult(game.id, worker, False, error="no lobby for remote bots", platform_fault=True)
+        lobby = self.lobby
+        versions = [self.store.version(v) for v in game.versions]
+        local = [resolve_bot(v.spec) for v in versions if v is not None and v.kind != "remote"]
+        names = [v.bot if v else "?" for v in versions]
+        config = MatchConfig(parse_rules(self.competition.rules), names, self.competition.time_control, 1,
+                             game.seed, self.competition.policy, self.data / "replays")
+        assigned: list[RemoteBot] = []
+
+        def hand_out(match: Match) -> None:
+            for seat, version in zip(match.seats, versions):
+                if version is not None and version.kind == "remote":
+                    bot = lobby.assign(version.id, match.match_id, seat.token)
+                    if bot is not None:
+                        assigned.append(bot)
+
+        started = asyncio.get_running_loop().time()
+        try:
+            played = await play_local_match(local, config, bot_seed=game.bot_seed, referee=self.referee,
+                                            on_start=hand_out, log_dir=self.data / "logs" / str(game.id),
+                                            hide=[self.data / "arena.db"])
+        except Exception as error:  # the platform's failure, not a bot's
+            return JobResult(game.id, worker, False, error=f"{type(error).__name__}: {error}", platform_fault=True)
+        finally:
+            for bot in assigned:
+                bot.in_flight -= 1
+        summary = MatchSummary.from_dict(played.match.summary())
+        if summary.state is MatchState.VOID:
+            return JobResult(game.id, worker, False, summary, f"void: {summary.void_reason}", platform_fault=True)
+        if summary.state is not MatchState.FINISHED or not summary.games:
+            return JobResult(game.id, worker, False, summary, f"the referee ended the match {summary.state.value}")
+        return JobResult(game.id, worker, True, summary,
+                         elapsed_s=round(asyncio.get_running_loop().time() - started, 4))
 
     def record(self, game: Game, result: JobResult, health: SlotHealth) -> None:
         summary = result.summary

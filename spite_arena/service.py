@@ -50,11 +50,13 @@ def admin_token(data: Path) -> str:
 
 class Service:
     def __init__(self, competition: Competition, data: Path, *, web: str = "127.0.0.1:8000",
-                 scheduler: str | None = None) -> None:
+                 grpc_listen: str = "127.0.0.1:50051", scheduler: str | None = None) -> None:
         self.competition = competition
         self.data = data
         self.web_address = split_address(web, "--web")
         self.scheduler = scheduler
+        split_address(grpc_listen, "--grpc")
+        self.grpc_listen = grpc_listen
         self.store = ArenaStore(data)
         self.admin_token = admin_token(data)
         self.ladder: Ladder | None = None
@@ -97,8 +99,15 @@ class Service:
 
         from .web import create_app
 
+        from referee.server import TlsConfig
+
+        from .lobby import Lobby, start_lobby
+
         self.enter_house_bots()
-        self.ladder = Ladder(self.competition, self.store, self.backend(), self.data)
+        lobby = Lobby(self.store, self.competition.rating, self.competition.limits.remote_matches)
+        credentials = TlsConfig(*self.competition.tls).credentials() if self.competition.tls else None
+        referee = await start_lobby(self.grpc_listen, lobby, credentials)
+        self.ladder = Ladder(self.competition, self.store, self.backend(), self.data, lobby=lobby, referee=referee)
         host, port = self.web_address
         server = uvicorn.Server(uvicorn.Config(create_app(self), host=host, port=port, log_level="warning",
                                                lifespan="off"))
@@ -121,8 +130,8 @@ class Service:
                 raise OSError(f"the web server could not start on {host}:{port}")
             await asyncio.sleep(0.05)
         bound = listener.getsockname()
-        print(f"spite serve: {self.competition.name}: web http://{bound[0]}:{bound[1]}/ "
-              f"(admin token in {self.data / ADMIN_TOKEN_FILE}); data in {self.data}", flush=True)
+        print(f"spite serve: {self.competition.name}: web http://{bound[0]}:{bound[1]}/ grpc {referee.address} "
+              f"({referee.mode}); admin token in {self.data / ADMIN_TOKEN_FILE}; data in {self.data}", flush=True)
         self.resume_checks()
         ladder = loop.create_task(self.ladder.run())
         stopper = loop.create_task(stop.wait())
@@ -133,6 +142,7 @@ class Service:
             task.cancel()
         await asyncio.gather(ladder, serving, return_exceptions=True)
         stopper.cancel()
+        await referee.stop(grace=1.0)
         if ladder.done() and not ladder.cancelled() and ladder.exception() is not None:
             print(f"spite serve: the ladder stopped: {ladder.exception()}", file=sys.stderr)
         self.store.close()

@@ -333,6 +333,19 @@ class ArenaStore:
             (entrant_id, bot, number, label, kind, spec, status, params.mu, params.sigma, now()))
         return int(cursor.lastrowid or 0)
 
+    def remote_version(self, entrant_id: int, bot: str, label: str, params: RatingParams) -> int:
+        """The active remote version of the entrant's bot with this version label: the same
+        one on every Join, a new one (retiring the bot's others) when the label changes."""
+        with self.transaction():
+            row = self.db.execute("SELECT id, status FROM versions WHERE entrant_id = ? AND bot = ? AND label = ? "
+                                  "AND kind = 'remote' ORDER BY id DESC LIMIT 1",
+                                  (entrant_id, bot, label)).fetchone()
+            if row is not None and row["status"] in ("active", "disabled"):
+                return int(row["id"])
+            self.db.execute("UPDATE versions SET status = 'retired' WHERE entrant_id = ? AND bot = ? "
+                            "AND status = 'active'", (entrant_id, bot))
+            return self._add_version(entrant_id, bot, label, "remote", f"remote:{bot}", "active", params)
+
     def add_checking_version(self, entrant_id: int, bot: str, label: str, kind: str, spec: str,
                              params: RatingParams) -> int:
         with self.transaction():

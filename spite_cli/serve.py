@@ -28,9 +28,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     try:
         competition = load_competition(args.file)
-        service = Service(competition, Path(args.data), web=args.web, scheduler=args.scheduler)
+        service = Service(competition, Path(args.data), web=args.web, grpc_listen=args.grpc,
+                          scheduler=args.scheduler)
         asyncio.run(service.run())
-    except (CompetitionError, ArenaStoreError, ValueError, OSError) as error:
+    except (CompetitionError, ArenaStoreError, ValueError, OSError, RuntimeError) as error:
         print(f"spite serve: {error}", file=sys.stderr)
         return 2
     return 0

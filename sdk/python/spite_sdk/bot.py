@@ -314,6 +314,9 @@ class Bot:
         ended the stream, or the bot raised an exception.
         """
         _configure_logging()
+        from .arena import ladder_requested, run_ladder
+        if address is None and ladder_requested():  # SPITE_ARENA and SPITE_BOT_KEY: a hosted ladder
+            run_ladder(self)
         try:
             address = address or os.environ.get("SPITE_ADDRESS", "").strip()
             if not address:
