@@ -13,6 +13,7 @@ import asyncio
 import logging
 import random
 import secrets
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,8 @@ from .store import ArenaStore, Game, Version
 log = logging.getLogger("spite.arena")
 MAX_ATTEMPTS = 3
 IDLE_S = 0.5
+REJOIN_GRACE_S = 60.0
+"""After a start, how long a pending game waits for its remote bots to join again before it is void."""
 
 
 @dataclass
@@ -58,6 +61,7 @@ class Ladder:
     referee: RunningReferee | None = None
     """Where remote bots' games are refereed (the lobby's server); None: no remote bots."""
     _running: set[int] = field(default_factory=set)
+    _started: float = field(default_factory=time.monotonic)
 
     def job(self, game: Game) -> MatchJob:
         specs = []
@@ -94,9 +98,14 @@ class Ladder:
                 continue
             remote = [v for v in game.versions if self._remote(active, v)]
             if any(v not in connected for v in remote):
-                self.store.void_game(game.id, "a remote bot of this game is not joined", retry=False)
+                if time.monotonic() - self._started > REJOIN_GRACE_S:
+                    self.store.void_game(game.id, "a remote bot of this game is not joined", retry=False)
                 continue
             if all(v in available for v in remote):
+                if remote and game.attempts:
+                    # A remote bot may have seen this deal's start before the cut: a fresh deal.
+                    self.store.reseed(game.id, secrets.randbits(64), secrets.randbits(63))
+                    return self.store.game(game.id)
                 return game
         candidates = [v for v in active.values() if v.kind != "remote" or v.id in connected]
         ready = [v for v in candidates if v.kind != "remote" or v.id in available]

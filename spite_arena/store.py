@@ -403,6 +403,12 @@ class ArenaStore:
                 (phase, json.dumps(list(versions)), str(seed), str(bot_seed), now()))
             return int(cursor.lastrowid or 0)
 
+    def reseed(self, game_id: int, seed: int, bot_seed: int) -> None:
+        """New seeds for a game never counted (a remote bot could remember the old deal)."""
+        with self.transaction():
+            self.db.execute("UPDATE games SET seed = ?, bot_seed = ? WHERE id = ? AND status = 'pending'",
+                            (str(seed), str(bot_seed), game_id))
+
     def take_game(self, game_id: int, worker: str) -> None:
         with self.transaction():
             self.db.execute("UPDATE games SET status = 'running', attempts = attempts + 1, worker = ? "

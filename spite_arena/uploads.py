@@ -111,10 +111,12 @@ def check_manifest(dest: Path) -> BotManifest:
 
 async def run_checks(manifest_path: Path, decision_ms: int) -> CheckReport:
     """``spite check-bot``'s checks in a subprocess; never raises."""
+    from referee.launcher import die_with_parent
+
     try:
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "spite_arena.uploads", str(manifest_path), "--decision-ms", str(decision_ms),
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, preexec_fn=die_with_parent)
         out, _ = await asyncio.wait_for(process.communicate(), CHECK_TIMEOUT_S)
         data = json.loads(out.decode().strip().splitlines()[-1])
         return CheckReport(bool(data["passed"]), tuple(str(x) for x in data["lines"]), str(data["reason"]))
