@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -85,6 +86,36 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_finals(args: argparse.Namespace) -> int:
+    """Pause the ladder, freeze the top versions, publish the commitment, play the finals, reveal."""
+    import subprocess
+
+    from spite_arena.config import CompetitionError, load_competition
+    from spite_arena.finals import FinalsError, prepare_finals
+
+    try:
+        competition = load_competition(args.file)
+        with _store(args) as store:
+            store.set_meta("paused", "1")
+            plan = prepare_finals(store, competition, Path(args.data))
+    except (CompetitionError, FinalsError, OSError) as error:
+        print(f"spite arena finals: {error}", file=sys.stderr)
+        return 2
+    print(f"the ladder is paused (spite arena resume --data {args.data} restarts it)")
+    print(f"finalists: {', '.join(v.title for v in plan.finalists)}")
+    if plan.left_out:
+        print(f"left out (remote bots cannot play duplicate deals): {', '.join(v.title for v in plan.left_out)}")
+    print(f"seed commitment (publish it now): {plan.commitment}", flush=True)
+    spite = [sys.executable, "-m", "spite_cli.main"]
+    played = subprocess.run([*spite, "tournament", str(plan.file), "--db", str(plan.db), "--plain"])
+    if played.returncode != 0:
+        print(f"spite arena finals: the tournament stopped (exit {played.returncode}); "
+              f"resume it with: spite tournament {plan.file} --db {plan.db} --resume", file=sys.stderr)
+        return 1
+    subprocess.run([*spite, "leaderboard", "--db", str(plan.db)])
+    return subprocess.run([*spite, "seed", "reveal", "--db", str(plan.db)]).returncode
+
+
 def register(sub: Any) -> None:
     arena = sub.add_parser("arena", help="organize a hosted competition (entrants, pause, disable, incidents)")
     commands = arena.add_subparsers(dest="command", required=True)
@@ -107,5 +138,8 @@ def register(sub: Any) -> None:
     incidents = command("incidents", "crashes, timeouts, platform faults, refused uploads", cmd_incidents)
     incidents.add_argument("--limit", type=int, default=50)
     incidents.add_argument("--json", action="store_true")
+    finals = command("finals", "pause the ladder and play the finals of its top versions (duplicate deals, "
+                     "stop when separated, tau 0, committed seed)", cmd_finals)
+    finals.add_argument("file", help="the competition file (its [finals] table)")
     status = command("status", "the ladder's state and leaderboard", cmd_status)
     status.add_argument("--json", action="store_true")
