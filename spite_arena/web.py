@@ -10,7 +10,8 @@ directory), ``GET /api/me`` (their versions, check results and refusal reasons),
 ``GET /api/me/replays/{game}/{seat}`` (the game as that seat saw it, with its own debug
 strings only); any seat not theirs is 404.
 
-Organizer (``Authorization: Bearer ADMIN_TOKEN``): ``GET /api/admin`` (incidents, worker
+Organizer (``Authorization: Bearer ADMIN_TOKEN``; ``/admin`` is a page that asks for it and
+calls these): ``GET /api/admin`` (incidents, worker
 slots, counts), ``POST /api/admin/{pause,resume,rerun-void}``, ``POST /api/admin/disable/{id}``.
 
 Reads open the store read-only per request; writes go through the service's one writer.
@@ -264,6 +265,9 @@ def create_app(service: Host) -> Starlette:
 
     # -- the organizer -----------------------------------------------------------------
 
+    async def admin_page(request: Request) -> Response:
+        return page("admin.html", request)
+
     async def api_admin(request: Request) -> Response:
         admin(request)
         with reader() as store:
@@ -316,6 +320,7 @@ def create_app(service: Host) -> Starlette:
         Route("/api/me/logs/{gid:int}/{seat:int}", api_my_log),
         Route("/api/me/replays/{gid:int}/{seat:int}", api_my_replay),
         Route("/api/submit", api_submit, methods=["POST"]),
+        Route("/admin", admin_page),
         Route("/api/admin", api_admin),
         Route("/api/admin/disable/{vid:int}", api_admin_disable, methods=["POST"]),
         Route("/api/admin/{action}", api_admin_action, methods=["POST"]),
