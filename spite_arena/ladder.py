@@ -70,7 +70,8 @@ class Ladder:
             if version is None:
                 raise WorkerDied(f"game {game.id}: no version {vid}")
             specs.append(SeatJob(version.spec))
-        hide = tuple(str(self.data / name) for name in ("arena.db", "arena.db-wal", "arena.db-shm", "keys"))
+        hide = tuple(str(self.data / name) for name in ("arena.db", "arena.db-wal", "arena.db-shm", "admin.token",
+                                                         "logs", "finals.db"))
         return MatchJob(match_id=game.id, rules=self.competition.rules, bots=tuple(specs),
                         time_control=self.competition.time_control, games=1, seed=game.seed,
                         bot_seed=game.bot_seed, policy=self.competition.policy,
@@ -156,6 +157,8 @@ class Ladder:
                 self._running.discard(game.id)
                 self.busy.subtract(game.versions)
                 health.game = None
+            if self.stopping.is_set() and not result.ok:
+                break  # cut off by the stop itself: left running, so the next start plays it again
             self.record(game, result, health)
             self.played.set()
             self.played.clear()

@@ -35,6 +35,20 @@ def cmd_add_entrant(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_rotate_key(args: argparse.Namespace) -> int:
+    from spite_arena.store import ArenaStoreError
+
+    try:
+        with _store(args) as store:
+            key = store.rotate_key(args.name)
+    except ArenaStoreError as error:
+        print(f"spite arena rotate-key: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps({"entrant": args.name, "key": key}) if args.json else
+          f"entrant {args.name}: new key {key}\n(shown once; the old key no longer works)")
+    return 0
+
+
 def cmd_flag(args: argparse.Namespace) -> int:
     with _store(args) as store:
         store.set_meta("paused", "1" if args.command == "pause" else "0")
@@ -129,6 +143,9 @@ def register(sub: Any) -> None:
     add = command("add-entrant", "add an entrant and print its API key (once)", cmd_add_entrant)
     add.add_argument("name")
     add.add_argument("--json", action="store_true")
+    rotate = command("rotate-key", "replace an entrant's lost or leaked key (prints the new one once)", cmd_rotate_key)
+    rotate.add_argument("name")
+    rotate.add_argument("--json", action="store_true")
     command("pause", "stop scheduling new ladder games", cmd_flag)
     command("resume", "schedule ladder games again", cmd_flag)
     disable = command("disable", "take a bot version off the ladder, with a reason its owner sees", cmd_disable)
