@@ -21,28 +21,38 @@ import asyncio
 import copy
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import Any, Callable, Protocol
 
 import grpc
 import grpc.aio
 
 from spite.v1 import arena_pb2, arena_pb2_grpc
 
-if TYPE_CHECKING:
-    from .bot import Bot, TlsSettings
-
 KEY_METADATA = "spite-bot-key"
 RETRY_S = (1.0, 2.0, 5.0, 10.0)
+
+
+class Player(Protocol):
+    """What the ladder needs of a bot (:class:`spite_sdk.Bot` is one)."""
+
+    @property
+    def version(self) -> Any: ...
+
+    @property
+    def display_name(self) -> str: ...
+
+    async def play(self, address: str, token: str, *, tls: Any = None) -> Any: ...
 
 
 def ladder_requested() -> bool:
     return bool(os.environ.get("SPITE_ARENA", "").strip() and os.environ.get("SPITE_BOT_KEY", "").strip())
 
 
-def run_ladder(bot: Bot) -> None:
-    """Play ladder games until stopped; exits the process (1 for a refused key or settings)."""
-    from .bot import ConfigError, read_tls
-
+def run_ladder(bot: Player, tls: Any, channel_options: Callable[[str], list[tuple[str, Any]]],
+               game_error: type[Exception]) -> None:
+    """Play ladder games until stopped; exits the process (1 for a refused key, 2 for bad
+    settings). ``tls`` is the bot's TLS settings or None; ``channel_options`` and
+    ``game_error`` (what a lost game raises) come from :mod:`spite_sdk.bot`."""
     address = os.environ["SPITE_ARENA"].strip()
     key = os.environ["SPITE_BOT_KEY"].strip()
     try:
@@ -53,21 +63,15 @@ def run_ladder(bot: Bot) -> None:
         print(f"{bot.display_name}: SPITE_ARENA_CAPACITY must be a whole number in 1..64", file=sys.stderr)
         raise SystemExit(2) from None
     try:
-        tls = read_tls(address=address)
-    except ConfigError as error:
-        print(f"{bot.display_name}: {error}", file=sys.stderr)
-        raise SystemExit(2) from None
-    try:
-        code = asyncio.run(ladder(bot, address, key, capacity, tls))
+        code = asyncio.run(ladder(bot, address, key, capacity, tls, channel_options, game_error))
     except KeyboardInterrupt:
         code = 0
     raise SystemExit(code)
 
 
-async def ladder(bot: Bot, address: str, key: str, capacity: int, tls: TlsSettings | None) -> int:
+async def ladder(bot: Player, address: str, key: str, capacity: int, tls: Any,
+                 channel_options: Callable[[str], list[tuple[str, Any]]], game_error: type[Exception]) -> int:
     """Join and play until cancelled; returns 1 when the server refuses to let the bot join."""
-    from .bot import RefereeError, channel_options
-
     pristine = copy.deepcopy(bot)
     dial = address.removeprefix("tls://").removeprefix("tls:")
     games: set[asyncio.Task[None]] = set()
@@ -77,7 +81,7 @@ async def ladder(bot: Bot, address: str, key: str, capacity: int, tls: TlsSettin
         player = copy.deepcopy(pristine)
         try:
             await player.play(address, token, tls=tls)
-        except RefereeError as error:
+        except game_error as error:
             print(f"{bot.display_name}: game {match_id}: {error}", file=sys.stderr, flush=True)
         except Exception as error:  # the bot's own bug: that game is lost, the others go on
             print(f"{bot.display_name}: game {match_id}: the bot raised {type(error).__name__}: {error}",
