@@ -26,6 +26,9 @@ A competition file::
     remote_matches = 4                 # concurrent matches of one remote key
     requests_per_minute = 120          # API requests per key
 
+    [registration]                     # optional: strangers may register with this code
+    invite_code = "a-long-random-code" # at least 12 characters; POST /api/register
+
     [tls]                              # optional: remote bots connect over TLS
     cert = "server.pem"                # relative to this file
     key = "server.key"
@@ -89,12 +92,14 @@ class Competition:
     rating: RatingParams = field(default_factory=RatingParams)
     limits: Limits = field(default_factory=Limits)
     finals: Finals = field(default_factory=Finals)
+    invite_code: str | None = None
+    """Open registration with this code (None: only the organizer adds entrants)."""
     tls: tuple[Path, Path] | None = None
     """The gRPC endpoint's certificate and key (PEM), or None for plaintext."""
 
 
 _KNOWN = {"name", "rules", "house_bots", "parallel", "placement_games", "policy", "time_control", "rating",
-          "limits", "finals", "tls"}
+          "limits", "finals", "tls", "registration"}
 
 
 def _int(file: Path, where: str, value: Any, low: int, high: int) -> int:
@@ -160,6 +165,10 @@ def load_competition(path: Path | str) -> Competition:
         raise CompetitionError(f"{file}: field 'finals.confidence' must be a number in [0.5, 1)")
     finals = Finals(_int(file, "finals.top", finals_table.get("top", 4), 2, 32),
                     _int(file, "finals.rounds", finals_table.get("rounds", 10), 1, 1000), float(confidence))
+    registration = _table(file, data, "registration", {"invite_code"})
+    invite = registration.get("invite_code")
+    if invite is not None and (not isinstance(invite, str) or not 12 <= len(invite) <= 200):
+        raise CompetitionError(f"{file}: field 'registration.invite_code' must be a string of 12-200 characters")
     tls_table = _table(file, data, "tls", {"cert", "key"})
     tls = None
     if tls_table:
@@ -171,4 +180,4 @@ def load_competition(path: Path | str) -> Competition:
         house_bots=resolved, parallel=_int(file, "parallel", data.get("parallel", 2), 1, 256),
         placement_games=_int(file, "placement_games", data.get("placement_games", 6), 0, 1000),
         policy=Policy(policy), time_control=time_control, rating=rating, limits=limits, finals=finals,
-        tls=tls)
+        invite_code=invite, tls=tls)

@@ -4,6 +4,9 @@ Public (anyone): ``/`` the ladder's leaderboard (live), ``/bots/{id}`` a version
 ``/api/leaderboard``, ``/api/games``, ``/api/bots/{id}``. Those show results only: no
 replay (omniscient), no log, no debug string.
 
+With the competition's invite code, ``POST /api/register`` ``{"name", "invite_code"}``
+makes an entrant and answers its key once (10 a minute per address).
+
 Entrants (``Authorization: Bearer KEY``): ``POST /api/submit`` (a gzipped tar of a bot
 directory), ``GET /api/me`` (their versions, check results and refusal reasons),
 ``GET /api/me/logs/{game}/{seat}`` (their own bot's log of a game) and
@@ -20,6 +23,7 @@ Errors are JSON ``{"error": ..., "status": ...}`` with a 4xx code.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import hmac
 import json
@@ -37,6 +41,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from referee.manifest import BotManifest
 from spite_web.app import HERE as WEB_HERE
 
 from .config import Competition
@@ -101,6 +106,7 @@ def create_app(service: Host) -> Starlette:
     data = service.data
     limits = service.competition.limits
     limiter = RateLimiter(limits.requests_per_minute)
+    registrations = RateLimiter(10)
 
     def reader() -> ArenaStore:
         return ArenaStore(data, readonly=True)
@@ -228,6 +234,28 @@ def create_app(service: Host) -> Starlette:
         except (replay_file.ReplayError, ViewError) as error:
             raise HTTPException(404, f"no readable replay of game {game.id}: {str(error)[:200]}") from None
 
+    async def api_register(request: Request) -> Response:
+        """Open registration: an invite code makes a new entrant and answers its key once."""
+        code = service.competition.invite_code
+        if not code:
+            raise HTTPException(404, "registration is closed: ask the organizer for a key")
+        if not registrations.allow(request.client.host if request.client else "?"):
+            raise HTTPException(429, "too many registrations from this address; try later")
+        try:
+            body = json.loads(await request.body() or b"{}")
+        except ValueError:
+            raise HTTPException(400, 'the body must be JSON: {"name": "...", "invite_code": "..."}') from None
+        if not isinstance(body, dict) or not isinstance(body.get("name"), str) or \
+                not isinstance(body.get("invite_code"), str):
+            raise HTTPException(400, 'the body must be JSON: {"name": "...", "invite_code": "..."}')
+        if not hmac.compare_digest(hash_key(body["invite_code"]), hash_key(code)):
+            raise HTTPException(403, "wrong invite code")
+        try:
+            key = service.store.add_entrant(body["name"][:100])
+        except ArenaStoreError as error:
+            raise HTTPException(409 if "exists" in str(error) else 400, str(error)) from None
+        return JSONResponse({"entrant": body["name"], "key": key}, status_code=201)
+
     async def api_submit(request: Request) -> Response:
         entrant = entrant_of(request)
         cap = limits.upload_mb * 1024 * 1024
@@ -245,10 +273,14 @@ def create_app(service: Host) -> Starlette:
             chunks.append(chunk)
         service.store.record_build(entrant.id)
         staging = data / "uploads" / entrant.name / f"incoming-{time.time_ns()}"
-        try:
+        def unpack_and_read() -> BotManifest:
             unpack(b"".join(chunks), staging, limits)
             manifest = check_manifest(staging)
             check_name(manifest.name, "the bot's name")
+            return manifest
+
+        try:  # up to unpacked_mb of writing: off the event loop
+            manifest = await asyncio.to_thread(unpack_and_read)
         except (UploadError, ArenaStoreError) as error:
             shutil.rmtree(staging, ignore_errors=True)
             service.store.add_incident("refused", f"{entrant.name}: {error}")
@@ -320,6 +352,7 @@ def create_app(service: Host) -> Starlette:
         Route("/api/me/logs/{gid:int}/{seat:int}", api_my_log),
         Route("/api/me/replays/{gid:int}/{seat:int}", api_my_replay),
         Route("/api/submit", api_submit, methods=["POST"]),
+        Route("/api/register", api_register, methods=["POST"]),
         Route("/admin", admin_page),
         Route("/api/admin", api_admin),
         Route("/api/admin/disable/{vid:int}", api_admin_disable, methods=["POST"]),

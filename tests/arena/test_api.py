@@ -99,3 +99,33 @@ def test_the_organizer_pauses_and_disables_with_the_admin_token(client: TestClie
     assert client.get(f"/api/bots/{vid}").json()["reason"] == "plays too slowly"
     assert client.get("/api/leaderboard").json() == []
     assert client.get("/admin").status_code == 200
+
+
+def test_registration_with_the_invite_code(tmp_path: Path) -> None:
+    closed = Service(load_competition(_file(tmp_path / "closed", "")), tmp_path / "closed" / "data")
+    with TestClient(create_app(closed)) as client:
+        answer = client.post("/api/register", json={"name": "x", "invite_code": "whatever-code"})
+        assert answer.status_code == 404 and "closed" in answer.json()["error"]
+    opened = Service(load_competition(_file(tmp_path / "open", '[registration]\ninvite_code = "open-sesame-123"\n')),
+                     tmp_path / "open" / "data")
+    with TestClient(create_app(opened)) as client:
+        assert client.post("/api/register", json={"name": "x", "invite_code": "wrong-code-000"}).status_code == 403
+        assert client.post("/api/register", content=b"[1]").status_code == 400
+        made = client.post("/api/register", json={"name": "frank", "invite_code": "open-sesame-123"})
+        assert made.status_code == 201 and made.json()["entrant"] == "frank"
+        me = client.get("/api/me", headers={"Authorization": f"Bearer {made.json()['key']}"})
+        assert me.json()["entrant"] == "frank"
+        again = client.post("/api/register", json={"name": "frank", "invite_code": "open-sesame-123"})
+        assert again.status_code == 409
+        bad = client.post("/api/register", json={"name": "../../x", "invite_code": "open-sesame-123"})
+        assert bad.status_code == 400
+        codes = [client.post("/api/register", json={"name": f"n{i}", "invite_code": "open-sesame-123"}).status_code
+                 for i in range(8)]
+        assert codes[-1] == 429
+
+
+def _file(directory: Path, extra: str) -> Path:
+    directory.mkdir(parents=True)
+    file = directory / "c.toml"
+    file.write_text('house_bots = ["greedy"]\n' + extra)
+    return file
