@@ -7,7 +7,7 @@ replay (omniscient), no log, no debug string.
 With the competition's invite code, ``POST /api/register`` ``{"name", "invite_code"}``
 makes an entrant and answers its key once (10 a minute per address).
 
-Entrants (``Authorization: Bearer KEY``): ``POST /api/submit`` (a gzipped tar of a bot
+Entrants (``Authorization: Bearer KEY``; ``/me`` is a page that asks for it and calls these): ``POST /api/submit`` (a gzipped tar of a bot
 directory), ``GET /api/me`` (their versions, check results and refusal reasons),
 ``GET /api/me/logs/{game}/{seat}`` (their own bot's log of a game) and
 ``GET /api/me/replays/{game}/{seat}`` (the game as that seat saw it, with its own debug
@@ -297,6 +297,9 @@ def create_app(service: Host) -> Starlette:
 
     # -- the organizer -----------------------------------------------------------------
 
+    async def me_page(request: Request) -> Response:
+        return page("me.html", request)
+
     async def admin_page(request: Request) -> Response:
         return page("admin.html", request)
 
@@ -353,6 +356,7 @@ def create_app(service: Host) -> Starlette:
         Route("/api/me/replays/{gid:int}/{seat:int}", api_my_replay),
         Route("/api/submit", api_submit, methods=["POST"]),
         Route("/api/register", api_register, methods=["POST"]),
+        Route("/me", me_page),
         Route("/admin", admin_page),
         Route("/api/admin", api_admin),
         Route("/api/admin/disable/{vid:int}", api_admin_disable, methods=["POST"]),

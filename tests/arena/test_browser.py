@@ -49,3 +49,29 @@ def test_the_ladder_leaderboard_updates_while_games_are_played(tmp_path: Path, c
         assert int(page.locator("#games-done").text_content() or "0") > 0
         screenshot(page, "arena-ladder")
         assert not errors, errors
+
+
+def test_an_entrant_sees_their_own_bots_logs_and_view_on_the_me_page(tmp_path: Path, chromium: Any) -> None:
+    with running_arena(tmp_path, HOUSE) as arena:
+        key = arena.add_entrant("zoe")
+        arena.remote_bot("random", key)
+        arena.wait_for("zoe's games", lambda: [r for r in arena.get("/api/leaderboard")[1]
+                                               if r["entrant"] == "zoe" and r["games"] >= 2])
+        page = chromium.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(arena.url + "/me")
+        page.fill("#key", "sk_wrong")
+        page.click("#login button")
+        page.wait_for_selector("#problem:not([hidden])")
+        assert "unknown key" in (page.text_content("#problem") or "")
+        page.fill("#key", key)
+        page.click("#login button")
+        page.wait_for_selector("#games tbody tr a.log")
+        assert page.text_content("#who") == "zoe"
+        assert "remote" in (page.text_content("#versions tbody") or "")
+        page.click("#games tbody tr a.view")
+        page.wait_for_selector("#shown:not([hidden])")
+        assert "as seat" in (page.text_content("#shown") or "")
+        screenshot(page, "arena-me")
+        assert not errors, errors
