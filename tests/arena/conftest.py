@@ -111,8 +111,8 @@ class Arena:
         except ValueError:
             return status, body.decode(errors="replace")
 
-    def remote_bot(self, bot: str, key: str) -> subprocess.Popen[str]:
-        env = {**os.environ, "SPITE_ARENA": self.grpc, "SPITE_BOT_KEY": key}
+    def remote_bot(self, bot: str, key: str, **extra: str) -> subprocess.Popen[str]:
+        env = {**os.environ, "SPITE_ARENA": self.grpc, "SPITE_BOT_KEY": key, **extra}
         env.pop("SPITE_ADDRESS", None)
         process = subprocess.Popen([sys.executable, str(REPO / "sample_bots" / bot / "bot.py")], cwd=REPO, env=env,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
