@@ -48,6 +48,10 @@ def admin_token(data: Path) -> str:
     return path.read_text().strip()
 
 
+class ServeError(RuntimeError):
+    """The service stopped for a reason the organizer must read (one line)."""
+
+
 class Service:
     def __init__(self, competition: Competition, data: Path, *, web: str = "127.0.0.1:8000",
                  grpc_listen: str = "127.0.0.1:50051", scheduler: str | None = None) -> None:
@@ -143,6 +147,6 @@ class Service:
         await asyncio.gather(ladder, serving, return_exceptions=True)
         stopper.cancel()
         await referee.stop(grace=1.0)
-        if ladder.done() and not ladder.cancelled() and ladder.exception() is not None:
-            print(f"spite serve: the ladder stopped: {ladder.exception()}", file=sys.stderr)
         self.store.close()
+        if ladder.done() and not ladder.cancelled() and ladder.exception() is not None:
+            raise ServeError(f"the ladder stopped: {ladder.exception()}")

@@ -51,6 +51,7 @@ class Arena:
     data: Path
     web_port: int = field(default_factory=free_port)
     grpc_port: int = field(default_factory=free_port)
+    scheduler: str | None = None
     process: subprocess.Popen[str] | None = None
     helpers: list[subprocess.Popen[str]] = field(default_factory=list)
 
@@ -66,7 +67,7 @@ class Arena:
         """Start ``spite serve`` and return the line it prints when ready."""
         self.process = subprocess.Popen(
             [*SPITE, "serve", str(self.file), "--data", str(self.data), "--web", f"127.0.0.1:{self.web_port}",
-             "--grpc", self.grpc], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+             "--grpc", self.grpc, *(["--scheduler", self.scheduler] if self.scheduler else [])], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             start_new_session=True)
         assert self.process.stdout is not None
         deadline = time.monotonic() + 60
@@ -140,10 +141,10 @@ class Arena:
 
 
 @contextmanager
-def running_arena(directory: Path, competition: str = COMPETITION) -> Iterator[Arena]:
+def running_arena(directory: Path, competition: str = COMPETITION, scheduler: str | None = None) -> Iterator[Arena]:
     file = directory / "competition.toml"
     file.write_text(competition)
-    arena = Arena(file, directory / "data")
+    arena = Arena(file, directory / "data", scheduler=scheduler)
     try:
         arena.start()
         yield arena
