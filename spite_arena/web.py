@@ -70,6 +70,25 @@ def game_dict(game: Any, titles: dict[int, str]) -> dict[str, Any]:
             "finished_at": game.finished_at}
 
 
+SMALL_BODY = 16 * 1024
+
+
+async def small_body(request: Request) -> Any:
+    """A JSON body of at most ``SMALL_BODY`` bytes (413 beyond, 400 if not JSON)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > SMALL_BODY:
+        raise HTTPException(413, f"the body is over {SMALL_BODY} bytes")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > SMALL_BODY:
+            raise HTTPException(413, f"the body is over {SMALL_BODY} bytes")
+    try:
+        return json.loads(body or b"{}")
+    except ValueError:
+        raise HTTPException(400, "the body must be JSON") from None
+
+
 class RateLimiter:
     """At most ``per_minute`` requests per key in any sliding minute."""
 
@@ -79,6 +98,9 @@ class RateLimiter:
 
     def allow(self, key: str) -> bool:
         now = time.monotonic()
+        if len(self.seen) > 10_000:  # forget idle keys, so made-up keys cannot grow this without end
+            for idle in [k for k, t in self.seen.items() if not t or t[-1] < now - 60]:
+                del self.seen[idle]
         times = self.seen[key]
         while times and times[0] < now - 60:
             times.popleft()
@@ -241,10 +263,7 @@ def create_app(service: Host) -> Starlette:
             raise HTTPException(404, "registration is closed: ask the organizer for a key")
         if not registrations.allow(request.client.host if request.client else "?"):
             raise HTTPException(429, "too many registrations from this address; try later")
-        try:
-            body = json.loads(await request.body() or b"{}")
-        except ValueError:
-            raise HTTPException(400, 'the body must be JSON: {"name": "...", "invite_code": "..."}') from None
+        body = await small_body(request)
         if not isinstance(body, dict) or not isinstance(body.get("name"), str) or \
                 not isinstance(body.get("invite_code"), str):
             raise HTTPException(400, 'the body must be JSON: {"name": "...", "invite_code": "..."}')
@@ -324,10 +343,7 @@ def create_app(service: Host) -> Starlette:
 
     async def api_admin_disable(request: Request) -> Response:
         admin(request)
-        try:
-            body = json.loads(await request.body() or b"{}")
-        except ValueError:
-            raise HTTPException(400, "the body must be JSON: {\"reason\": \"...\"}") from None
+        body = await small_body(request)
         reason = str(body.get("reason", "disabled by the organizer"))[:500] if isinstance(body, dict) else ""
         try:
             service.store.set_version_status(request.path_params["vid"], "disabled", reason)

@@ -129,3 +129,10 @@ def _file(directory: Path, extra: str) -> Path:
     file = directory / "c.toml"
     file.write_text('house_bots = ["greedy"]\n' + extra)
     return file
+
+
+def test_small_bodies_are_capped(client: TestClient, service: Service) -> None:
+    admin = {"Authorization": f"Bearer {service.admin_token}"}
+    huge = client.post("/api/admin/disable/1", content=b"{" + b" " * 20_000 + b"}", headers=admin)
+    assert huge.status_code == 413
+    assert client.post("/api/register", content=b"x" * 20_000).status_code in (404, 413)
