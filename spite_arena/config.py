@@ -37,12 +37,14 @@ A competition file::
     top = 4                            # the top N versions play a round robin of duplicate deals
     rounds = 10                        # at most; stops earlier once separated
     confidence = 0.95
+    start = 2026-12-24T18:00:00Z       # optional: spite serve starts the finals itself then
 
 Every problem is a :class:`CompetitionError` naming the file and the field.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +78,8 @@ class Finals:
     top: int = 4
     rounds: int = 10
     confidence: float = 0.95
+    start: dt.datetime | None = None
+    """When ``spite serve`` starts the finals by itself (None: only ``spite arena finals``)."""
 
 
 @dataclass(frozen=True)
@@ -159,12 +163,17 @@ def load_competition(path: Path | str) -> Competition:
         raise CompetitionError(f"{file}: [rating]: draw_probability must be in (0, 1), sigma and beta positive")
     limit_table = _table(file, data, "limits", set(Limits.RANGES))
     limits = Limits(**{k: _int(file, f"limits.{k}", v, *Limits.RANGES[k]) for k, v in limit_table.items()})
-    finals_table = _table(file, data, "finals", {"top", "rounds", "confidence"})
+    finals_table = _table(file, data, "finals", {"top", "rounds", "confidence", "start"})
+    start = finals_table.get("start")
+    if start is not None and (not isinstance(start, dt.datetime) or start.tzinfo is None):
+        raise CompetitionError(f"{file}: field 'finals.start' must be a TOML date-time with its offset, "
+                               f"e.g. 2026-12-24T18:00:00Z")
     confidence = finals_table.get("confidence", 0.95)
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0.5 <= confidence < 1:
         raise CompetitionError(f"{file}: field 'finals.confidence' must be a number in [0.5, 1)")
     finals = Finals(_int(file, "finals.top", finals_table.get("top", 4), 2, 32),
-                    _int(file, "finals.rounds", finals_table.get("rounds", 10), 1, 1000), float(confidence))
+                    _int(file, "finals.rounds", finals_table.get("rounds", 10), 1, 1000), float(confidence),
+                    start)
     registration = _table(file, data, "registration", {"invite_code"})
     invite = registration.get("invite_code")
     if invite is not None and (not isinstance(invite, str) or not 12 <= len(invite) <= 200):

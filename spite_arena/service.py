@@ -98,6 +98,26 @@ class Service:
         for version in self.store.versions(statuses=("checking",)):
             self.start_check(version.id, Path(version.spec))
 
+    async def finals_at_start_time(self) -> None:
+        """``[finals] start``: at that time, once, run ``spite arena finals`` (the ladder pauses)."""
+        start = self.competition.finals.start
+        if start is None or self.store.meta("finals_started"):
+            return
+        import datetime as dt
+
+        await asyncio.sleep(max(0.0, (start - dt.datetime.now(dt.timezone.utc)).total_seconds()))
+        self.store.set_meta("finals_started", dt.datetime.now(dt.timezone.utc).isoformat())
+        from referee.launcher import die_with_parent
+
+        log_path = self.data / "finals.log"
+        with open(log_path, "ab") as out:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "spite_cli.main", "arena", "finals", str(self.competition.file),
+                "--data", str(self.data), stdout=out, stderr=out, preexec_fn=die_with_parent)
+        print(f"spite serve: the finals started (output in {log_path})", flush=True)
+        code = await process.wait()
+        print(f"spite serve: the finals ended (exit {code}); results in {self.data / 'finals.db'}", flush=True)
+
     async def run(self, ready: Any = None) -> None:
         import uvicorn
 
@@ -138,6 +158,7 @@ class Service:
               f"({referee.mode}); admin token in {self.data / ADMIN_TOKEN_FILE}; data in {self.data}", flush=True)
         self.resume_checks()
         ladder = loop.create_task(self.ladder.run())
+        finals = loop.create_task(self.finals_at_start_time())
         stopper = loop.create_task(stop.wait())
         await asyncio.wait({ladder, serving, stopper}, return_when=asyncio.FIRST_COMPLETED)
         self.ladder.stopping.set()
@@ -146,6 +167,7 @@ class Service:
             task.cancel()
         await asyncio.gather(ladder, serving, return_exceptions=True)
         stopper.cancel()
+        finals.cancel()
         await referee.stop(grace=1.0)
         self.store.close()
         if ladder.done() and not ladder.cancelled() and ladder.exception() is not None:

@@ -34,3 +34,27 @@ def test_the_finals_freeze_the_top_versions_into_a_committed_tournament(tmp_path
     assert tournament.stop.confidence == 0.9
     assert tournament.seed_commitment == plan.commitment
     assert sorted(tournament.bots) == ["house-greedy-v1", "house-naive-v1"]
+
+
+def test_spite_serve_starts_the_finals_at_their_start_time(tmp_path: Path) -> None:
+    import sqlite3
+
+    from .conftest import running_arena
+
+    competition = ('name = "timed"\nhouse_bots = ["greedy", "naive"]\nparallel = 1\n'
+                   '[finals]\ntop = 2\nrounds = 1\nstart = 2020-01-01T00:00:00Z\n')
+    with running_arena(tmp_path, competition) as arena:
+        def finished() -> bool:
+            db = arena.data / "finals.db"
+            if not db.exists():
+                return False
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+                try:
+                    return bool(conn.execute("SELECT 1 FROM tournaments WHERE status = 'finished'").fetchone())
+                except sqlite3.OperationalError:
+                    return False
+        arena.wait_for("the finals to finish", finished, timeout=240)
+        log = arena.data / "finals.log"
+        arena.wait_for("the seed's reveal", lambda: "master seed" in log.read_text(), timeout=60)
+        assert "seed commitment (publish it now): sha256:" in log.read_text()
+        assert arena.get("/api/admin", (arena.data / "admin.token").read_text().strip())[1]["paused"] is True
