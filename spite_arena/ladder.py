@@ -151,8 +151,10 @@ class Ladder:
                     result = await self.play_remote(game, f"slot{slot}")
                 else:
                     result = await self.backend.run(slot, self.job(game))
-            except WorkerDied as error:
-                result = JobResult(game.id, result.worker, False, error=str(error), platform_fault=True)
+            except (WorkerDied, OSError, ValueError, KeyError, TypeError) as error:
+                # the worker (or its answer) failed, not a bot: retried, then void
+                result = JobResult(game.id, f"slot{slot}", False, error=f"{type(error).__name__}: {error}",
+                                   platform_fault=True)
             finally:
                 self._running.discard(game.id)
                 self.busy.subtract(game.versions)
@@ -168,7 +170,7 @@ class Ladder:
         seats are launched (sandboxed, as by a worker), remote ones get their seat token
         through the lobby. A remote bot that never connects loses by the referee's rules."""
         from referee.local import play_local_match
-        from referee.manifest import resolve_bot
+        from referee.manifest import ManifestError, resolve_bot
         from referee.match import Match, MatchConfig
         from spite_engine import parse_rules
 
@@ -176,10 +178,13 @@ class Ladder:
             return JobResult(game.id, worker, False, error="no lobby for remote bots", platform_fault=True)
         lobby = self.lobby
         versions = [self.store.version(v) for v in game.versions]
-        local = [resolve_bot(v.spec) for v in versions if v is not None and v.kind != "remote"]
-        names = [v.bot if v else "?" for v in versions]
-        config = MatchConfig(parse_rules(self.competition.rules), names, self.competition.time_control, 1,
-                             game.seed, self.competition.policy, self.data / "replays")
+        try:
+            local = [resolve_bot(v.spec) for v in versions if v is not None and v.kind != "remote"]
+            names = [v.bot if v else "?" for v in versions]
+            config = MatchConfig(parse_rules(self.competition.rules), names, self.competition.time_control, 1,
+                                 game.seed, self.competition.policy, self.data / "replays")
+        except (ManifestError, ValueError) as error:
+            return JobResult(game.id, worker, False, error=f"cannot set the game up: {error}", platform_fault=True)
         assigned: list[RemoteBot] = []
 
         def hand_out(match: Match) -> None:
