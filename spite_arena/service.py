@@ -156,6 +156,11 @@ class Service:
         bound = listener.getsockname()
         print(f"spite serve: {self.competition.name}: web http://{bound[0]}:{bound[1]}/ grpc {referee.address} "
               f"({referee.mode}); admin token in {self.data / ADMIN_TOKEN_FILE}; data in {self.data}", flush=True)
+        from referee.sandbox import detect
+
+        if not detect().isolated:
+            print(f"spite serve: WARNING: bots are not sandboxed here ({detect().reason}); uploads are refused, "
+                  f"house and remote bots still play", file=sys.stderr, flush=True)
         self.resume_checks()
         ladder = loop.create_task(self.ladder.run())
         finals = loop.create_task(self.finals_at_start_time())

@@ -276,7 +276,11 @@ def create_app(service: Host) -> Starlette:
         return JSONResponse({"entrant": body["name"], "key": key}, status_code=201)
 
     async def api_submit(request: Request) -> Response:
+        from referee.sandbox import detect
+
         entrant = entrant_of(request)
+        if not detect().isolated:
+            raise HTTPException(503, "uploads are closed: this server cannot sandbox bots (`spite doctor` says why)")
         cap = limits.upload_mb * 1024 * 1024
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > cap:
