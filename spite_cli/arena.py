@@ -85,16 +85,40 @@ def cmd_incidents(args: argparse.Namespace) -> int:
     return 0
 
 
+def _workers(args: argparse.Namespace) -> list[dict[str, Any]] | str:
+    """The running server's worker slots (from /api/admin with the data directory's admin
+    token), or why they cannot be read."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        token = (Path(args.data) / "admin.token").read_text().strip()
+        request = urllib.request.Request(args.server.rstrip("/") + "/api/admin",
+                                         headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return list(json.loads(answer.read())["workers"])
+    except (OSError, ValueError, KeyError) as error:
+        return f"cannot ask {args.server}: {error}"
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from spite_arena.web import board_rows
 
     with _store(args) as store:
         rows = board_rows(store.versions(statuses=("active",)))
         counts, paused = store.counts(), store.paused
+    workers = _workers(args) if args.server else None
     if args.json:
-        print(json.dumps({"paused": paused, "games": counts, "leaderboard": rows}))
+        print(json.dumps({"paused": paused, "games": counts, "leaderboard": rows,
+                          **({"workers": workers} if workers is not None else {})}))
         return 0
     print(f"ladder {'paused' if paused else 'running'}; games {counts}")
+    if isinstance(workers, str):
+        print(f"workers: {workers}")
+    for w in workers or []:
+        if isinstance(w, dict):
+            print(f"  slot {w['slot']}: game {w['game'] or '-'}, played {w['played']}, failures {w['failures']}"
+                  + (f", last error: {w['last_error']}" if w["last_error"] else ""))
     for r in rows:
         print(f"{r['rank']:>3}  {r['rating']:7.2f}  {r['entrant']}/{r['bot']} v{r['version']}  ({r['games']} games)")
     return 0
@@ -158,5 +182,7 @@ def register(sub: Any) -> None:
     finals = command("finals", "pause the ladder and play the finals of its top versions (duplicate deals, "
                      "stop when separated, tau 0, committed seed)", cmd_finals)
     finals.add_argument("file", help="the competition file (its [finals] table)")
-    status = command("status", "the ladder's state and leaderboard", cmd_status)
+    status = command("status", "the ladder's state and leaderboard (and with --server, its workers' health)",
+                     cmd_status)
     status.add_argument("--json", action="store_true")
+    status.add_argument("--server", help="the running server's web address, to show its worker slots")

@@ -83,6 +83,10 @@ def test_a_ladder_with_an_uploaded_and_a_remote_bot(tmp_path: Path) -> None:
         assert arena.get("/api/me", alice)[1]["versions"][-1]["status"] == "refused"
         assert ("alice", "crasher") not in {(r["entrant"], r["bot"]) for r in arena.get("/api/leaderboard")[1]}
 
+        status = json.loads(arena.spite("arena", "status", "--data", str(arena.data), "--server", arena.url,
+                                        "--json").stdout)
+        assert status["workers"][0]["played"] > 0 and len(status["leaderboard"]) == 3
+
         # SIGKILL, restart: nothing lost, nothing counted twice
         arena.wait_for("a game in play", lambda: arena.get("/api/games?limit=1")[1]["counts"]["running"] > 0)
         arena.kill()
