@@ -185,14 +185,21 @@ class Ladder:
                                  game.seed, self.competition.policy, self.data / "replays")
         except (ManifestError, ValueError) as error:
             return JobResult(game.id, worker, False, error=f"cannot set the game up: {error}", platform_fault=True)
-        assigned: list[RemoteBot] = []
+        # Reserved now, before the first await: another slot cannot count on the same room.
+        reserved: dict[int, RemoteBot] = {}
+        for seat, version in enumerate(versions):
+            if version is not None and version.kind == "remote":
+                bot = lobby.reserve(version.id)
+                if bot is None:
+                    for taken in reserved.values():
+                        taken.in_flight -= 1
+                    return JobResult(game.id, worker, False, error=f"remote bot {version.title} has no room now",
+                                     platform_fault=True)
+                reserved[seat] = bot
 
         def hand_out(match: Match) -> None:
-            for seat, version in zip(match.seats, versions):
-                if version is not None and version.kind == "remote":
-                    bot = lobby.assign(version.id, match.match_id, seat.token)
-                    if bot is not None:
-                        assigned.append(bot)
+            for seat, bot in reserved.items():
+                lobby.deliver(bot, match.match_id, match.seats[seat].token)
 
         started = asyncio.get_running_loop().time()
         try:
@@ -202,7 +209,7 @@ class Ladder:
         except Exception as error:  # the platform's failure, not a bot's
             return JobResult(game.id, worker, False, error=f"{type(error).__name__}: {error}", platform_fault=True)
         finally:
-            for bot in assigned:
+            for bot in reserved.values():
                 bot.in_flight -= 1
         summary = MatchSummary.from_dict(played.match.summary())
         if summary.state is MatchState.VOID:

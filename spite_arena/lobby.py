@@ -60,14 +60,26 @@ class Lobby:
     def available(self) -> set[int]:
         return {vid for vid, bots in self.bots.items() if any(b.free for b in bots)}
 
-    def assign(self, version_id: int, match_id: str, token: str) -> RemoteBot | None:
-        """Hand a seat to the least busy joined process of the version (None: none joined)."""
+    def reserve(self, version_id: int) -> RemoteBot | None:
+        """Take one game's room on the least busy joined process of the version (None: none
+        has room). Reserve before the first ``await`` after choosing the game, so two worker
+        slots cannot both count on the same room."""
         candidates = [b for b in self.bots.get(version_id, []) if b.free]
         if not candidates:
             return None
         bot = min(candidates, key=lambda b: b.in_flight / b.capacity)
         bot.in_flight += 1
+        return bot
+
+    @staticmethod
+    def deliver(bot: RemoteBot, match_id: str, token: str) -> None:
         bot.assignments.put_nowait(arena_pb2.Assignment(match_id=match_id, token=token))
+
+    def assign(self, version_id: int, match_id: str, token: str) -> RemoteBot | None:
+        """Reserve and deliver at once."""
+        bot = self.reserve(version_id)
+        if bot is not None:
+            self.deliver(bot, match_id, token)
         return bot
 
     def join(self, key: str, name: str, label: str, capacity: int) -> RemoteBot:
