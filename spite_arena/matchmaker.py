@@ -7,7 +7,8 @@ After Halite's matchmaker and what its users' issues taught (#181, #221, #347):
 2. then the version with the **fewest games** (counting those in flight), then the one
    **least recently played**;
 3. its opponent is drawn among the ``nearest`` versions **closest in mu** (not the single
-   closest: the same pair would play forever), preferring other entrants' bots.
+   closest: the same pair would play forever), preferring other entrants' bots (each house
+   bot counts as an entrant of its own).
 
 Seats are drawn by the rng, so neither bot always moves first.
 """
@@ -19,9 +20,16 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from .store import Version
+from .store import HOUSE, Version
 
 NEAREST = 3
+
+
+def owner(version: Version) -> str:
+    """Who a version plays for: its entrant; each house bot counts as its own (the organizer's
+    bots are not a team, and preferring strangers would pair every house bot with the one
+    outside entrant only)."""
+    return f"{HOUSE}/{version.bot}" if version.entrant == HOUSE else version.entrant
 
 
 @dataclass(frozen=True)
@@ -51,7 +59,7 @@ def next_pairing(candidates: Sequence[Version], busy: Counter[int], rng: random.
         others = [v for v in ready if v.id != seed.id and (v.entrant, v.bot) != (seed.entrant, seed.bot)]
         if not others:
             continue
-        strangers = [v for v in others if v.entrant != seed.entrant]
+        strangers = [v for v in others if owner(v) != owner(seed)]
         pool = strangers or others
         pool.sort(key=lambda v: (abs(v.mu - seed.mu), v.id))
         opponent = rng.choice(pool[:NEAREST])

@@ -98,6 +98,18 @@ def test_the_matchmaker_pairs_near_in_mu_with_other_entrants_and_both_seat_order
     assert next_pairing([seed], Counter(), rng) is None
 
 
+def test_house_bots_are_not_one_team_to_the_matchmaker() -> None:
+    rng = random.Random(2)
+    house = [_version(i, "house", 25, 10) for i in (1, 2, 3)]
+    outsider = _version(9, "alice", 40, 10)
+    opponents = Counter[int]()
+    for _ in range(200):
+        pairing = next_pairing(house + [outsider], Counter({1: -5}), rng)  # version 1 asks first
+        assert pairing is not None and 1 in pairing.seats
+        opponents[sum(pairing.seats) - 1] += 1
+    assert set(opponents) == {2, 3, 9}  # its nearest in mu, house bots included
+
+
 def _tar(members: list[tuple[tarfile.TarInfo, bytes]]) -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
