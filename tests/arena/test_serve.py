@@ -25,12 +25,13 @@ def _ledger(data: Path) -> dict[str, Any]:
     """What the store holds: done game ids, games counted per version, rating rows."""
     with sqlite3.connect(f"file:{data / 'arena.db'}?mode=ro", uri=True) as db:
         done = {row[0] for row in db.execute("SELECT id FROM games WHERE status = 'done'")}
+        running = {row[0] for row in db.execute("SELECT id FROM games WHERE status = 'running'")}
         seats = db.execute("SELECT COALESCE(SUM(json_array_length(versions)), 0) FROM games "
                            "WHERE status = 'done'").fetchone()[0]
         counted = db.execute("SELECT COALESCE(SUM(games), 0) FROM versions").fetchone()[0]
         rating_rows = db.execute("SELECT COUNT(*) FROM ratings").fetchone()[0]
         statuses = dict(db.execute("SELECT status, COUNT(*) FROM games GROUP BY status").fetchall())
-    return {"done": done, "seats": seats, "counted": counted, "rating_rows": rating_rows, "statuses": statuses}
+    return {"done": done, "running": running, "seats": seats, "counted": counted, "rating_rows": rating_rows, "statuses": statuses}
 
 
 def test_a_ladder_with_an_uploaded_and_a_remote_bot(tmp_path: Path) -> None:
@@ -92,9 +93,11 @@ def test_a_ladder_with_an_uploaded_and_a_remote_bot(tmp_path: Path) -> None:
         arena.kill()
         before = _ledger(arena.data)
         assert before["counted"] == before["seats"] == before["rating_rows"]
+        assert before["running"], "the kill was meant to cut a game off"
         arena.start()
-        arena.wait_for("more games after the restart",
-                       lambda: len(_ledger(arena.data)["done"]) > len(before["done"]) + 3)
+        arena.wait_for("the cut-off games played again, and more",
+                       lambda: before["running"] <= (done := _ledger(arena.data)["done"])
+                       and len(done) > len(before["done"]) + 3)
         arena.kill()
         after = _ledger(arena.data)
         assert before["done"] <= after["done"]
