@@ -508,8 +508,7 @@ def build_parser() -> argparse.ArgumentParser:
     checkbot.register(sub)
     from spite_web import cli as web_cli
     web_cli.add_parser(sub)
-    from . import arena, serve
-    serve.register(sub); arena.register(sub)
+    from . import arena, serve; serve.register(sub); arena.register(sub)  # noqa: E702 (issue 16: serve, submit, arena)
     return parser
 
 
