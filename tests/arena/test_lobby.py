@@ -57,3 +57,34 @@ def test_a_remote_bot_joins_over_tls(tmp_path: Path) -> None:
                                                         if r["entrant"] == "tess" and r["games"] >= 4])
         assert plain.poll() is None
         assert "naive" not in {r["bot"] for r in arena.get("/api/leaderboard")[1] if r["entrant"] == "tess"}
+
+
+def test_a_remote_bot_that_takes_games_and_never_plays_them_loses_them(tmp_path: Path) -> None:
+    """A Join whose assignments are ignored: each game ends by the referee's connect limit,
+    lost by the no-show; the ladder goes on."""
+    import asyncio
+
+    import grpc
+    from spite.v1 import arena_pb2, arena_pb2_grpc
+
+    competition = COMPETITION.replace("connect_ms = 8000", "connect_ms = 1500")
+    with running_arena(tmp_path, competition) as arena:
+        key = arena.add_entrant("idle")
+
+        async def join_and_ignore() -> int:
+            async with grpc.aio.insecure_channel(arena.grpc) as channel:
+                call = arena_pb2_grpc.ArenaStub(channel).Join(
+                    arena_pb2.JoinRequest(key=key, bot_name="idler", bot_version="1", capacity=1))
+                taken = 0
+                async for _ in call:
+                    taken += 1
+                    if taken == 2:
+                        return taken
+            return taken
+
+        assert asyncio.run(asyncio.wait_for(join_and_ignore(), 120)) == 2
+        games = arena.wait_for("the idle bot's lost game", lambda: [
+            g for g in arena.get("/api/games?limit=100")[1]["games"] if "idle/idler v1" in g["bots"]])
+        lost = games[0]
+        assert lost["winners"] == [lost["bots"].index("house/greedy v1")]
+        assert "connect" in lost["reason"] or "did not" in lost["reason"]
