@@ -7,6 +7,7 @@ A competition file::
     house_bots = ["greedy", "random"]  # entered under the entrant "house"; names or bot.toml paths
     parallel = 2                       # games at once (local workers or Dask slots)
     placement_games = 6                # a new version's first games, scheduled before anyone else's
+    duplicate = true                   # each deal twice, seats swapped, where no remote bot plays
     policy = "substitute"
 
     [time_control]                     # milliseconds
@@ -91,6 +92,8 @@ class Competition:
     """Specs as the file wrote them, resolved against the file's directory for paths."""
     parallel: int = 2
     placement_games: int = 6
+    duplicate: bool = True
+    """Each deal played twice with the seats swapped (only between bots launched here)."""
     policy: Policy = Policy.SUBSTITUTE
     time_control: TimeControl = field(default_factory=TimeControl)
     rating: RatingParams = field(default_factory=RatingParams)
@@ -102,8 +105,8 @@ class Competition:
     """The gRPC endpoint's certificate and key (PEM), or None for plaintext."""
 
 
-_KNOWN = {"name", "rules", "house_bots", "parallel", "placement_games", "policy", "time_control", "rating",
-          "limits", "finals", "tls", "registration"}
+_KNOWN = {"name", "rules", "house_bots", "parallel", "placement_games", "duplicate", "policy", "time_control",
+          "rating", "limits", "finals", "tls", "registration"}
 
 
 def _int(file: Path, where: str, value: Any, low: int, high: int) -> int:
@@ -184,8 +187,11 @@ def load_competition(path: Path | str) -> Competition:
         if not all(isinstance(tls_table.get(k), str) for k in ("cert", "key")):
             raise CompetitionError(f"{file}: [tls] needs both 'cert' and 'key' (paths to PEM files)")
         tls = ((file.parent / tls_table["cert"]).resolve(), (file.parent / tls_table["key"]).resolve())
+    duplicate = data.get("duplicate", True)
+    if not isinstance(duplicate, bool):
+        raise CompetitionError(f"{file}: field 'duplicate' must be true or false")
     return Competition(
-        name=name.strip(), file=file.resolve(), rules=str(rules),
+        name=name.strip(), duplicate=duplicate, file=file.resolve(), rules=str(rules),
         house_bots=resolved, parallel=_int(file, "parallel", data.get("parallel", 2), 1, 256),
         placement_games=_int(file, "placement_games", data.get("placement_games", 6), 0, 1000),
         policy=Policy(policy), time_control=time_control, rating=rating, limits=limits, finals=finals,

@@ -117,7 +117,12 @@ class Ladder:
         # Remote seats last: the local bots are launched for the first seats (who moves
         # first is drawn from the deal's seed, not the seat order).
         seats = sorted(pairing.seats, key=lambda v: self._remote(active, v))
-        game_id = self.store.add_game(seats, secrets.randbits(64), secrets.randbits(63))
+        seed, bot_seed = secrets.randbits(64), secrets.randbits(63)
+        game_id = self.store.add_game(seats, seed, bot_seed)
+        if self.competition.duplicate and not any(self._remote(active, v) for v in seats):
+            # The same deal with the seats swapped, played next by fresh processes: luck of the
+            # deal cancels out. Never with a remote bot, which could remember the first half.
+            self.store.add_game(tuple(reversed(seats)), seed, bot_seed)
         return self.store.game(game_id)
 
     async def run(self) -> None:

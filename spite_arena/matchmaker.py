@@ -10,7 +10,8 @@ After Halite's matchmaker and what its users' issues taught (#181, #221, #347):
    closest: the same pair would play forever), preferring other entrants' bots (each house
    bot counts as an entrant of its own).
 
-Seats are drawn by the rng, so neither bot always moves first.
+Seats are drawn by the rng; the ladder (:mod:`.ladder`) may add the same deal with the
+seats swapped (``duplicate``).
 """
 
 from __future__ import annotations

@@ -52,3 +52,5 @@ def test_a_worker_death_is_retried_and_counted_once(tmp_path: Path) -> None:
         assert [i["kind"] for i in store.incidents()] == ["retried"]
         assert sum(v.games for v in store.versions()) == 2 * store.counts()["done"]
         assert ladder.health[0].failures == 1 and ladder.health[0].played >= 3
+        second = store.game(2)
+        assert second is not None and (second.seed, second.versions) == (first.seed, first.versions[::-1])
