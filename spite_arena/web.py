@@ -162,7 +162,9 @@ def create_app(service: Host) -> Starlette:
             rows = board_rows(store.versions(statuses=("active",)))
             counts = store.counts()
             paused = store.paused
-        return page("arena.html", request, rows=rows, counts=counts, paused=paused)
+            titles = {v.id: v.title for v in store.versions()}
+            games = [game_dict(g, titles) for g in store.games(limit=10)]
+        return page("arena.html", request, rows=rows, counts=counts, paused=paused, games=games)
 
     async def api_leaderboard(request: Request) -> Response:
         statuses = ("active", "retired") if request.query_params.get("all") == "1" else ("active",)

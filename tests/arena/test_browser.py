@@ -47,6 +47,8 @@ def test_the_ladder_leaderboard_updates_while_games_are_played(tmp_path: Path, c
         names = page.locator("#ladder tbody tr td:nth-child(2)").all_text_contents()
         assert sorted(names) == ["greedy", "naive"]
         assert int(page.locator("#games-done").text_content() or "0") > 0
+        page.wait_for_function("document.querySelectorAll('#latest tbody tr').length > 0", timeout=30_000)
+        assert "house/" in (page.text_content("#latest tbody") or "")
         screenshot(page, "arena-ladder")
         assert not errors, errors
 
