@@ -1,6 +1,6 @@
 """``spite``: the command line of Spite Arena. This module builds the parser and dispatches;
-each subcommand group lives in a module of its own (play, replay, serve, seed, tournament,
-games, check_bot, doctor_cmd), which adds its parser with ``register(sub)``.
+each subcommand group lives in a module of its own (play, replay, referee_server, seed,
+tournament, games, check_bot, doctor_cmd, serve, arena), which adds its parser with ``register(sub)``.
 
 Every command exits with the same codes (:mod:`spite_cli.common`): 0 ok, 1 a bot failed,
 2 bad usage or input, 3 the platform failed, 130 interrupted. Bad input is one line on
@@ -19,7 +19,7 @@ from typing import NoReturn, Sequence
 from referee.shutdown import stop_like_interrupt
 from spite_web import cli as web_cli
 
-from . import check_bot, doctor_cmd, games, play, replay, seed, serve, tournament
+from . import arena, check_bot, doctor_cmd, games, play, referee_server, replay, seed, serve, tournament
 from .common import EXIT_CODES_HELP, INTERRUPTED, PLATFORM, USAGE, UsageError, quiet_stdout
 
 FIRST_LINES = """Spite Arena: bots in any language play Spite and Malice through a referee.
@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     except ImportError:  # an install without the completion helper still runs
         pass
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (play, replay, serve, tournament, games, check_bot, doctor_cmd, seed):
+    for module in (play, replay, referee_server, tournament, games, check_bot, doctor_cmd, seed, serve, arena):
         module.register(sub)
     web_cli.add_parser(sub)
     for action in sub.choices.values():

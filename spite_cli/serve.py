@@ -1,130 +1,121 @@
-"""``spite referee``: a standalone referee server."""
+"""``spite serve COMPETITION.toml`` (host a ladder) and ``spite submit BOT_DIR`` (enter a bot).
+
+docs/hosting.md has the whole story; the logic lives in :mod:`spite_arena`.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import errno
+import io
+import json
 import os
-import signal
-import socket
 import sys
+import tarfile
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
-from .common import UsageError, fail, not_a_directory
+SKIPPED = {".git", "__pycache__", "node_modules", "target", ".venv"}
 
-def listen_problem(listen: str) -> str:
-    """Why the referee cannot listen on ``listen`` (``""``: it can, as far as can be told first):
-    not ``host:port`` or ``unix:/path``, a port out of range, a port in use, a missing directory."""
-    if listen.startswith("unix:"):
-        path = Path(listen[len("unix:"):])
-        if not path.parent.is_dir():
-            return f"--listen {listen}: no directory {path.parent}"
-        return ""
-    host, colon, port_text = listen.rpartition(":")
-    if not colon or not port_text.isdigit():
-        return f"--listen {listen}: expected HOST:PORT (a port 0..65535) or unix:/path"
-    port = int(port_text)
-    if port > 65535:
-        return f"--listen {listen}: port {port} is out of range (0..65535)"
-    host = host.strip("[]") or "127.0.0.1"
-    if port == 0:
-        return ""
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from spite_arena.config import CompetitionError, load_competition
+    from spite_arena.service import Service
+    from spite_arena.store import ArenaStoreError
+
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except socket.gaierror as error:
-        return f"--listen {listen}: unknown host {host!r} ({error.strerror})"
-    family, kind, proto, _, address = infos[0]
-    with socket.socket(family, kind, proto) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(address)
-        except OSError as error:
-            if error.errno == errno.EADDRINUSE:
-                return f"--listen {listen}: port {port} is in use (another referee?); choose another port"
-            return f"--listen {listen}: cannot listen there: {error.strerror}"
-    return ""
-
-
-def cmd_referee(args: argparse.Namespace) -> int:
-    from referee.server import TlsConfig, TlsError, is_loopback, start_referee
-
-    problem = listen_problem(args.listen)
-    if problem:
-        return fail("referee", problem)
-
-    tls: TlsConfig | None = None
-    if bool(args.tls_cert) != bool(args.tls_key):
-        print("spite referee: --tls-cert and --tls-key go together (give both, or neither)", file=sys.stderr)
+        competition = load_competition(args.file)
+        service = Service(competition, Path(args.data), web=args.web, grpc_listen=args.grpc,
+                          scheduler=args.scheduler)
+        asyncio.run(service.run())
+    except (CompetitionError, ArenaStoreError, ValueError, OSError, RuntimeError) as error:
+        print(f"spite serve: {error}", file=sys.stderr)
         return 2
-    if args.tls_client_ca and not args.tls_cert:
-        print("spite referee: --tls-client-ca (mutual TLS) needs --tls-cert and --tls-key", file=sys.stderr)
-        return 2
-    if args.tls_cert:
-        tls = TlsConfig(Path(args.tls_cert), Path(args.tls_key),
-                        Path(args.tls_client_ca) if args.tls_client_ca else None)
-        try:
-            tls.credentials()  # read every file now: a bad one is a clear error, not a traceback
-        except TlsError as error:
-            print(f"spite referee: {error}", file=sys.stderr)
-            return 2
-    elif not is_loopback(args.listen) and not args.insecure:
-        print(f"spite referee: refusing to listen on {args.listen} without TLS: seat and admin tokens would cross "
-              "the network in the clear. Give --tls-cert and --tls-key (docs/security.md), listen on "
-              "127.0.0.1 or unix:/path, or pass --insecure on a network you trust", file=sys.stderr)
-        return 2
-
-    if args.admin_token_file and not Path(args.admin_token_file).parent.resolve().is_dir():
-        return fail("referee", f"--admin-token-file {args.admin_token_file}: no directory "
-                               f"{Path(args.admin_token_file).parent}")
-    admin_token = os.environ.get("SPITE_ADMIN_TOKEN")
-    if args.admin_token_file and Path(args.admin_token_file).exists():
-        try:
-            admin_token = Path(args.admin_token_file).read_text().strip()
-        except (OSError, UnicodeDecodeError) as error:
-            return fail("referee", f"cannot read --admin-token-file {args.admin_token_file}: {error}")
-        if not admin_token:
-            return fail("referee", f"--admin-token-file {args.admin_token_file} is empty; remove it to have "
-                                   "a new token written there")
-
-    async def main() -> None:
-        try:
-            running = await start_referee(args.listen, admin_token, tls=tls)
-        except RuntimeError as error:  # gRPC could not bind after all
-            raise UsageError(f"cannot listen on {args.listen}: {str(error).split(';')[0]}") from None
-        if args.admin_token_file and not Path(args.admin_token_file).exists():
-            path = Path(args.admin_token_file)
-            path.write_text(running.admin_token + "\n")
-            path.chmod(0o600)
-        elif not admin_token:
-            print("no admin token given (SPITE_ADMIN_TOKEN or --admin-token-file): admin calls are disabled "
-                  "for this run; pass --admin-token-file FILE to have one written", file=sys.stderr)
-        print(f"spite referee listening on {running.address} ({running.mode})", flush=True)
-        if tls is None and not is_loopback(args.listen):
-            print("WARNING: plaintext on a network address (--insecure): anyone on the path can read seat and "
-                  "admin tokens", file=sys.stderr, flush=True)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            loop.add_signal_handler(signum, stop.set)
-        await stop.wait()
-        print("shutting down: aborting running matches", file=sys.stderr)
-        await running.stop(grace=args.grace)
-
-    asyncio.run(main())
     return 0
 
 
+def pack(bot_dir: Path) -> bytes:
+    """The bot directory as a gzipped tar (no links, no caches, no dot-directories)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for path in sorted(bot_dir.rglob("*")):
+            relative = path.relative_to(bot_dir)
+            if any(part in SKIPPED or part.startswith(".") for part in relative.parts) or path.is_symlink():
+                continue
+            if path.is_file() or path.is_dir():
+                archive.add(path, arcname=str(relative), recursive=False)
+    return buffer.getvalue()
+
+
+def _request(url: str, key: str, body: bytes | None = None) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(url, data=body, method="POST" if body is not None else "GET",
+                                     headers={"Authorization": f"Bearer {key}",
+                                              "Content-Type": "application/gzip"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            return answer.status, dict(json.loads(answer.read() or b"{}"))
+    except urllib.error.HTTPError as error:
+        try:
+            return error.code, dict(json.loads(error.read() or b"{}"))
+        except ValueError:
+            return error.code, {"error": error.reason}
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    bot_dir = Path(args.bot_dir)
+    if not (bot_dir / "bot.toml").is_file():
+        print(f"spite submit: {bot_dir} has no bot.toml", file=sys.stderr)
+        return 2
+    key = args.key or os.environ.get("SPITE_BOT_KEY", "")
+    if not key:
+        print("spite submit: pass --key KEY (or set SPITE_BOT_KEY)", file=sys.stderr)
+        return 2
+    server = args.server.rstrip("/")
+
+    def done(payload: dict[str, Any], code: int) -> int:
+        if args.json:
+            print(json.dumps(payload))
+        else:
+            for line in payload.get("checks", []):
+                print(line)
+            print(f"{payload.get('status', 'refused')}: {payload.get('reason') or payload.get('error') or 'ok'}")
+        return code
+
+    try:
+        status, answer = _request(f"{server}/api/submit", key, pack(bot_dir))
+        if status != 202:
+            return done({"status": "refused", "error": answer.get("error", f"HTTP {status}")}, 1)
+        if not args.json:
+            print(f"uploaded {answer['bot']} as version id {answer['version_id']}; checking...", flush=True)
+        deadline = time.monotonic() + args.timeout
+        while time.monotonic() < deadline:
+            status, version = _request(f"{server}{answer['poll']}", key)
+            if status == 200 and version.get("status") != "checking":
+                return done(version, 0 if version.get("status") == "active" else 1)
+            time.sleep(1)
+        return done({"status": "checking", "error": f"no verdict after {args.timeout} s"}, 1)
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        print(f"spite submit: cannot reach {server}: {error}", file=sys.stderr)
+        return 2
+
+
 def register(sub: Any) -> None:
-    ref = sub.add_parser("referee", help="run a standalone referee server")
-    ref.add_argument("--listen", default="127.0.0.1:50051", help="host:port or unix:/path (default 127.0.0.1:50051)")
-    ref.add_argument("--admin-token-file", type=not_a_directory, metavar="FILE", help="read the admin token from FILE, or write a new one there")
-    ref.add_argument("--grace", type=float, default=5.0, help="seconds to let streams close on shutdown")
-    ref.add_argument("--tls-cert", metavar="FILE", help="serve TLS with this certificate chain (PEM)")
-    ref.add_argument("--tls-key", metavar="FILE", help="the certificate's private key (PEM)")
-    ref.add_argument("--tls-client-ca", metavar="FILE",
-                     help="mutual TLS: admit only clients whose certificate this CA (PEM) signed")
-    ref.add_argument("--insecure", action="store_true",
-                     help="allow plaintext on a non-loopback address (refused without it)")
-    ref.set_defaults(func=cmd_referee)
+    serve = sub.add_parser("serve", help="host a competition: a ladder, its workers and its web pages")
+    serve.add_argument("file", help="the competition file (competitions/example.toml)")
+    serve.add_argument("--data", default="arena-data", help="the store, uploads, logs and replays (default ./arena-data)")
+    serve.add_argument("--web", default="127.0.0.1:8000", help="web pages and API address (default 127.0.0.1:8000)")
+    serve.add_argument("--grpc", default="127.0.0.1:50051",
+                       help="the remote bots' lobby address (default 127.0.0.1:50051)")
+    serve.add_argument("--scheduler", help="play games on a Dask cluster (tcp://HOST:8786) instead of local workers")
+    serve.set_defaults(func=cmd_serve)
+
+    submit = sub.add_parser("submit", help="upload a bot directory to a competition and wait for its checks")
+    submit.add_argument("bot_dir", help="the bot's directory, with its bot.toml")
+    submit.add_argument("--server", required=True, help="the competition's web address, http://HOST:PORT")
+    submit.add_argument("--key", help="your entrant key (default: $SPITE_BOT_KEY)")
+    submit.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    submit.add_argument("--timeout", type=int, default=900, help="seconds to wait for the checks (default 900)")
+    submit.set_defaults(func=cmd_submit)

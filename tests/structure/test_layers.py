@@ -23,8 +23,11 @@ PACKAGES = {
     "referee": (ROOT / "referee", {"spite_engine", "spite", "spite_wire"}),
     "tournaments": (ROOT / "tournaments", {"spite_engine", "spite", "spite_wire", "spite_sdk", "referee"}),
     "spite_cli": (ROOT / "spite_cli", {"spite_engine", "spite", "spite_wire", "spite_sdk", "referee", "tournaments",
-                                       "spite_web"}),
+                                       "spite_web", "spite_arena"}),
     "spite_web": (ROOT / "spite_web", {"spite_engine", "spite", "spite_wire", "referee", "tournaments"}),
+    # the hosted ladder (issue 16) sits on the tournaments' workers and store code, the referee and the web face
+    "spite_arena": (ROOT / "spite_arena", {"spite_engine", "spite", "spite_wire", "referee", "tournaments",
+                                           "spite_web"}),
 }
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST_PARTY = {"engine/spite_engine", "wire/spite_wire", "sdk/python/spite_sdk", "referee", "tournaments",
-               "spite_cli", "spite_web"}
+               "spite_cli", "spite_web", "spite_arena"}
 
 
 def test_every_first_party_package_is_checked() -> None:

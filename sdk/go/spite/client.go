@@ -308,6 +308,9 @@ func Main(bot Bot, opts Options) {
 }
 
 func run(ctx context.Context, bot Bot, opts Options) int {
+	if ladderRequested() { // SPITE_ARENA and SPITE_BOT_KEY: a hosted ladder (arena.go)
+		return runLadder(ctx, bot, opts)
+	}
 	opts, err := opts.FromEnv()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", opts.Name, err)

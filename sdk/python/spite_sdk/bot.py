@@ -149,6 +149,14 @@ class Bot:
         ended the stream, or the bot raised an exception.
         """
         configure_logging()
+        from .arena import ladder_requested, run_ladder
+        if address is None and ladder_requested():  # SPITE_ARENA and SPITE_BOT_KEY: a hosted ladder
+            try:
+                tls = read_tls(address=os.environ["SPITE_ARENA"].strip())
+            except ConfigError as error:
+                print(f"{self.display_name}: {error}", file=sys.stderr, flush=True)
+                raise SystemExit(EXIT_CONFIG) from None
+            run_ladder(self, tls, channel_options, RefereeError)
         try:
             address = address or os.environ.get("SPITE_ADDRESS", "").strip()
             if not address:

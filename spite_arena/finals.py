@@ -1,0 +1,99 @@
+"""The finals: the ladder's top versions, frozen, in a tournament of duplicate deals.
+
+``spite arena finals COMPETITION --data DIR`` pauses the ladder, takes the ``[finals] top``
+best active versions (by mu - 3 sigma) that run as fresh processes here (house bots and
+uploads: a remote bot could remember the first half of a duplicate deal, so remote
+versions are left out and named), copies each one's files (frozen: a later upload changes
+nothing) under a unique name, and writes a tournament file (:mod:`tournaments.config`):
+round robin of duplicate deals, ``stop = separated`` with the finals' confidence and
+``rounds`` as the cap, ``tau = 0``, and a **committed seed** whose commitment is printed
+before any game and revealed after (``spite seed reveal``). The tournament runner plays it
+into ``DATA/finals.db``; ``spite web --db DATA/finals.db`` shows it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from referee.manifest import resolve_bot
+from tournaments import seeds
+
+from .config import Competition
+from .store import ArenaStore, Version
+
+
+class FinalsError(RuntimeError):
+    """The finals cannot start; the message says why."""
+
+
+@dataclass(frozen=True)
+class FinalsPlan:
+    file: Path
+    db: Path
+    commitment: str
+    finalists: tuple[Version, ...]
+    left_out: tuple[Version, ...]
+    """Remote versions that ranked among the top but cannot play duplicate deals."""
+
+
+def finalist_name(version: Version) -> str:
+    return f"{version.entrant}-{version.bot}-v{version.version}"
+
+
+def prepare_finals(store: ArenaStore, competition: Competition, data: Path) -> FinalsPlan:
+    """Freeze the finalists and write the finals' tournament file (nothing is played yet)."""
+    ranked = sorted(store.versions(statuses=("active",)), key=lambda v: (-v.conservative, -v.mu, v.id))
+    top = ranked[:competition.finals.top]
+    finalists = tuple(v for v in top if v.kind != "remote")
+    if len(finalists) < 2:
+        raise FinalsError(f"the finals need two versions that run here among the top {competition.finals.top}; "
+                          f"found {len(finalists)}")
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    directory = data / "finals" / stamp
+    bots = directory / "bots"
+    bots.mkdir(parents=True)
+    entries = []
+    for version in finalists:
+        manifest = resolve_bot(version.spec)
+        if manifest.path is None:
+            raise FinalsError(f"{version.title} has no bot.toml to freeze")
+        frozen = bots / finalist_name(version)
+        shutil.copytree(manifest.path.parent, frozen, symlinks=False,
+                        ignore=shutil.ignore_patterns("__pycache__", ".*"))
+        text = (frozen / "bot.toml").read_text()
+        text, renamed = re.subn(r'(?m)^name\s*=.*$', f"name = {json.dumps(finalist_name(version))}", text, count=1)
+        if not renamed:
+            raise FinalsError(f"{version.title}: its bot.toml has no top-level name line to rename")
+        (frozen / "bot.toml").write_text(text)
+        entries.append(str(frozen / "bot.toml"))
+    secret = seeds.new_secret()
+    seeds.write_secret(directory / "seed.secret", secret)
+    commitment = seeds.commitment(secret)
+    finals, tc, rating = competition.finals, competition.time_control, competition.rating
+    file = directory / "finals.toml"
+    file.write_text("\n".join([
+        f"# The finals of {competition.name}, written by `spite arena finals` at {stamp}.",
+        f"name = {json.dumps(competition.name + ' finals')}",
+        f"rules = {json.dumps(competition.rules)}",
+        f"bots = {json.dumps(entries)}",
+        'seed_file = "seed.secret"',
+        f"seed_commitment = {json.dumps(commitment)}",
+        f"rounds = 1",
+        f"parallel = {competition.parallel}",
+        f"policy = {json.dumps(competition.policy.value)}",
+        f"replay_dir = {json.dumps(str(directory / 'replays'))}",
+        f"log_dir = {json.dumps(str(directory / 'logs'))}",
+        "", "[time_control]",
+        f"decision_ms = {tc.decision_ms}", f"bank_ms = {tc.bank_ms}", f"connect_ms = {tc.connect_ms}",
+        "", "[rating]",
+        f"mu = {rating.mu}", f"sigma = {rating.sigma}", f"beta = {rating.beta}",
+        "tau = 0.0", f"draw_probability = {rating.draw_probability}",
+        "", "[stop]", 'rule = "separated"', f"confidence = {finals.confidence}", f"max_rounds = {finals.rounds}",
+        ""]))
+    left_out = tuple(v for v in top if v.kind == "remote")
+    return FinalsPlan(file, data / "finals.db", commitment, finalists, left_out)

@@ -1,0 +1,254 @@
+"""The ladder loop: keeps every worker slot busy with a game the matchmaker chose.
+
+Each game is journaled in the arena store before it is handed out and recorded (with
+both versions' new ratings) in one transaction when it comes back, so ``kill -9`` at any
+moment loses nothing and counts nothing twice (:mod:`.store`). Games go to the same
+backends and worker code as tournaments (:mod:`tournaments.backends`): local worker
+processes, or Dask tasks with ``--scheduler``; each bot of a game is a fresh sandboxed process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.server import RunningReferee
+from referee.status import MatchState
+from tournaments.backends import Backend, WorkerDied
+from tournaments.jobs import JobResult, MatchJob, MatchSummary, SeatJob
+
+from .config import Competition
+from .matchmaker import next_pairing
+from .lobby import Lobby, RemoteBot
+from .store import ArenaStore, Game, Version
+
+log = logging.getLogger("spite.arena")
+MAX_ATTEMPTS = 3
+IDLE_S = 0.5
+REJOIN_GRACE_S = 60.0
+"""After a start, how long a pending game waits for its remote bots to join again before it is void."""
+
+
+@dataclass
+class SlotHealth:
+    """What the admin page shows per worker slot."""
+
+    slot: int
+    game: int | None = None
+    played: int = 0
+    failures: int = 0
+    last_error: str = ""
+
+
+@dataclass
+class Ladder:
+    competition: Competition
+    store: ArenaStore
+    backend: Backend
+    data: Path
+    rng: random.Random = field(default_factory=lambda: random.Random(secrets.randbits(64)))
+    busy: Counter[int] = field(default_factory=Counter)
+    health: list[SlotHealth] = field(default_factory=list)
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    played: asyncio.Event = field(default_factory=asyncio.Event)
+    lobby: Lobby | None = None
+    referee: RunningReferee | None = None
+    """Where remote bots' games are refereed (the lobby's server); None: no remote bots."""
+    _running: set[int] = field(default_factory=set)
+    _started: float = field(default_factory=time.monotonic)
+
+    def job(self, game: Game) -> MatchJob:
+        specs = []
+        for vid in game.versions:
+            version = self.store.version(vid)
+            if version is None:
+                raise WorkerDied(f"game {game.id}: no version {vid}")
+            specs.append(SeatJob(version.spec))
+        hide = tuple(str(self.data / name) for name in ("arena.db", "arena.db-wal", "arena.db-shm", "admin.token",
+                                                         "logs", "finals.db"))
+        return MatchJob(match_id=game.id, rules=self.competition.rules, bots=tuple(specs),
+                        time_control=self.competition.time_control, games=1, seed=game.seed,
+                        bot_seed=game.bot_seed, policy=self.competition.policy,
+                        replay_dir=str(self.data / "replays"), log_dir=str(self.data / "logs" / str(game.id)),
+                        hide=hide)
+
+    def _remote(self, versions: dict[int, Version], vid: int) -> bool:
+        version = versions.get(vid)
+        return version is not None and version.kind == "remote"
+
+    def next_game(self) -> Game | None:
+        """A journaled game to play: one left pending (after a restart, a retry), or a new pairing.
+
+        A remote version is a candidate only while joined, and available only below its
+        capacity; a pending game whose remote bot is gone is void (``spite arena rerun-void``)."""
+        if self.store.paused:
+            return None
+        active = {v.id: v for v in self.store.versions(statuses=("active",))}
+        connected = self.lobby.connected() if self.lobby else set()
+        available = self.lobby.available() if self.lobby else set()
+        for game in self.store.pending_games():
+            if game.id in self._running:
+                continue
+            if not all(v in active for v in game.versions):
+                continue
+            remote = [v for v in game.versions if self._remote(active, v)]
+            if any(v not in connected for v in remote):
+                if time.monotonic() - self._started > REJOIN_GRACE_S:
+                    self.store.void_game(game.id, "a remote bot of this game is not joined", retry=False)
+                continue
+            if all(v in available for v in remote):
+                if remote and game.attempts:
+                    # A remote bot may have seen this deal's start before the cut: a fresh deal.
+                    self.store.reseed(game.id, secrets.randbits(64), secrets.randbits(63))
+                    return self.store.game(game.id)
+                return game
+        candidates = [v for v in active.values() if v.kind != "remote" or v.id in connected]
+        ready = [v for v in candidates if v.kind != "remote" or v.id in available]
+        pairing = next_pairing(candidates, self.busy, self.rng, placement_games=self.competition.placement_games,
+                               available=ready)
+        if pairing is None:
+            return None
+        # Remote seats last: the local bots are launched for the first seats (who moves
+        # first is drawn from the deal's seed, not the seat order).
+        seats = sorted(pairing.seats, key=lambda v: self._remote(active, v))
+        seed, bot_seed = secrets.randbits(64), secrets.randbits(63)
+        game_id = self.store.add_game(seats, seed, bot_seed)
+        if self.competition.duplicate and not any(self._remote(active, v) for v in seats):
+            # The same deal with the seats swapped, played next by fresh processes: luck of the
+            # deal cancels out. Never with a remote bot, which could remember the first half.
+            self.store.add_game(tuple(reversed(seats)), seed, bot_seed)
+        return self.store.game(game_id)
+
+    async def run(self) -> None:
+        recovered = self.store.recover()
+        if recovered:
+            log.info("%d game(s) cut off by the last stop will be played again", recovered)
+        await self.backend.start()
+        self.health = [SlotHealth(slot) for slot in range(self.backend.slots)]
+        try:
+            await asyncio.gather(*(self._slot(slot) for slot in range(self.backend.slots)))
+        finally:
+            await self.backend.stop()
+
+    async def _slot(self, slot: int) -> None:
+        health = self.health[slot]
+        while not self.stopping.is_set():
+            game = self.next_game()
+            if game is None:
+                try:
+                    await asyncio.wait_for(self.stopping.wait(), IDLE_S)
+                except (asyncio.TimeoutError, TimeoutError):
+                    pass
+                continue
+            self._running.add(game.id)
+            self.busy.update(game.versions)
+            health.game = game.id
+            try:
+                self.store.take_game(game.id, f"slot{slot}")
+                versions = {v: self.store.version(v) for v in game.versions}
+                if any(v is not None and v.kind == "remote" for v in versions.values()):
+                    result = await self.play_remote(game, f"slot{slot}")
+                else:
+                    result = await self.backend.run(slot, self.job(game))
+            except (WorkerDied, OSError, ValueError, KeyError, TypeError) as error:
+                # the worker (or its answer) failed, not a bot: retried, then void
+                result = JobResult(game.id, f"slot{slot}", False, error=f"{type(error).__name__}: {error}",
+                                   platform_fault=True)
+            finally:
+                self._running.discard(game.id)
+                self.busy.subtract(game.versions)
+                health.game = None
+            if self.stopping.is_set() and not result.ok:
+                break  # cut off by the stop itself: left running, so the next start plays it again
+            self.record(game, result, health)
+            self.played.set()
+            self.played.clear()
+
+    async def play_remote(self, game: Game, worker: str) -> JobResult:
+        """A game with remote seats, refereed in this process on the lobby's server: local
+        seats are launched (sandboxed, as by a worker), remote ones get their seat token
+        through the lobby. A remote bot that never connects loses by the referee's rules."""
+        from referee.local import play_local_match
+        from referee.manifest import ManifestError, resolve_bot
+        from referee.match import Match, MatchConfig
+        from spite_engine import parse_rules
+
+        if self.lobby is None or self.referee is None:
+            return JobResult(game.id, worker, False, error="no lobby for remote bots", platform_fault=True)
+        lobby = self.lobby
+        versions = [self.store.version(v) for v in game.versions]
+        try:
+            local = [resolve_bot(v.spec) for v in versions if v is not None and v.kind != "remote"]
+            names = [v.bot if v else "?" for v in versions]
+            config = MatchConfig(parse_rules(self.competition.rules), names, self.competition.time_control, 1,
+                                 game.seed, self.competition.policy, self.data / "replays")
+        except (ManifestError, ValueError) as error:
+            return JobResult(game.id, worker, False, error=f"cannot set the game up: {error}", platform_fault=True)
+        # Reserved now, before the first await: another slot cannot count on the same room.
+        reserved: dict[int, RemoteBot] = {}
+        for seat, version in enumerate(versions):
+            if version is not None and version.kind == "remote":
+                bot = lobby.reserve(version.id)
+                if bot is None:
+                    for taken in reserved.values():
+                        taken.in_flight -= 1
+                    return JobResult(game.id, worker, False, error=f"remote bot {version.title} has no room now",
+                                     platform_fault=True)
+                reserved[seat] = bot
+
+        def hand_out(match: Match) -> None:
+            for seat, bot in reserved.items():
+                lobby.deliver(bot, match.match_id, match.seats[seat].token)
+
+        started = asyncio.get_running_loop().time()
+        try:
+            played = await play_local_match(local, config, bot_seed=game.bot_seed, referee=self.referee,
+                                            on_start=hand_out, log_dir=self.data / "logs" / str(game.id),
+                                            hide=[self.data / "arena.db"])
+        except Exception as error:  # the platform's failure, not a bot's
+            return JobResult(game.id, worker, False, error=f"{type(error).__name__}: {error}", platform_fault=True)
+        finally:
+            for bot in reserved.values():
+                bot.in_flight -= 1
+        summary = MatchSummary.from_dict(played.match.summary())
+        if summary.state is MatchState.VOID:
+            return JobResult(game.id, worker, False, summary, f"void: {summary.void_reason}", platform_fault=True)
+        if summary.state is not MatchState.FINISHED or not summary.games:
+            return JobResult(game.id, worker, False, summary, f"the referee ended the match {summary.state.value}")
+        return JobResult(game.id, worker, True, summary,
+                         elapsed_s=round(asyncio.get_running_loop().time() - started, 4))
+
+    def record(self, game: Game, result: JobResult, health: SlotHealth) -> None:
+        summary = result.summary
+        if not result.ok or summary is None or not summary.games:
+            health.failures += 1
+            health.last_error = result.error[:300]
+            retry = game.attempts + 1 < MAX_ATTEMPTS
+            self.store.void_game(game.id, result.error or "no result", retry=retry)
+            log.warning("game %d failed (%s): %s", game.id, "retrying" if retry else "void", result.error[:300])
+            return
+        health.played += 1
+        played = summary.games[0]
+        logs_dir = self.data / "logs" / str(game.id)
+        logs: list[str | None] = []
+        for seat in range(len(game.versions)):
+            found = sorted(logs_dir.glob(f"*-seat{seat}-*.log")) if logs_dir.is_dir() else []
+            logs.append(str(found[0]) if found else None)
+        faults = [s.faults for s in summary.seats]
+        for seat, report in enumerate(summary.seats):
+            if report.crashes:
+                self.store.add_incident("crash", f"seat {seat} (version {game.versions[seat]}): "
+                                        + "; ".join(report.faults)[:500], game.id)
+            elif report.timeouts:
+                self.store.add_incident("timeout", f"seat {seat} (version {game.versions[seat]}): "
+                                        f"{report.timeouts} timeout(s)", game.id)
+        self.store.finish_game(game.id, ending=played.outcome.ending.value, reason=played.outcome.reason,
+                               winners=played.outcome.winners, scores=played.outcome.scores, faults=faults,
+                               replay=played.replay, logs=logs, params=self.competition.rating,
+                               rated=game.phase == "ladder")

@@ -1,0 +1,147 @@
+"""The remote bots' lobby: the Arena service (proto/spite/v1/arena.proto) and the gRPC
+server that carries it next to the Referee service on ``spite serve --grpc``.
+
+A remote bot joins with its entrant's key, a name, a version and how many games it takes
+at once; it becomes (or stays) an active **remote** version of that entrant's bot. The
+ladder schedules it only while it is joined and below its capacity, and sends it the
+seat token of each game it gets; the bot plays that seat over ``Referee.Play`` on the same
+address. The servicer only translates: the store decides who the key is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator
+
+import grpc
+from spite.v1 import arena_pb2, arena_pb2_grpc, referee_pb2_grpc
+
+from referee.server import SERVER_OPTIONS, Arena, RefereeServicer, RunningReferee
+from tournaments.ratings import RatingParams
+
+from .store import NAME_CHARS, ArenaStore
+
+log = logging.getLogger("spite.arena")
+KEY_METADATA = "spite-bot-key"
+MAX_CAPACITY = 64
+
+
+@dataclass
+class RemoteBot:
+    """One joined stream."""
+
+    entrant: str
+    version_id: int
+    capacity: int
+    in_flight: int = 0
+    assignments: asyncio.Queue[arena_pb2.Assignment] = field(default_factory=asyncio.Queue)
+
+    @property
+    def free(self) -> bool:
+        return self.in_flight < self.capacity
+
+
+class Lobby:
+    """The joined remote bots, per version."""
+
+    def __init__(self, store: ArenaStore, params: RatingParams, per_key: int) -> None:
+        self.store = store
+        self.params = params
+        self.per_key = per_key
+        self.bots: dict[int, list[RemoteBot]] = defaultdict(list)
+
+    def connected(self) -> set[int]:
+        return {vid for vid, bots in self.bots.items() if bots}
+
+    def available(self) -> set[int]:
+        return {vid for vid, bots in self.bots.items() if any(b.free for b in bots)}
+
+    def reserve(self, version_id: int) -> RemoteBot | None:
+        """Take one game's room on the least busy joined process of the version (None: none
+        has room). Reserve before the first ``await`` after choosing the game, so two worker
+        slots cannot both count on the same room."""
+        candidates = [b for b in self.bots.get(version_id, []) if b.free]
+        if not candidates:
+            return None
+        bot = min(candidates, key=lambda b: b.in_flight / b.capacity)
+        bot.in_flight += 1
+        return bot
+
+    @staticmethod
+    def deliver(bot: RemoteBot, match_id: str, token: str) -> None:
+        bot.assignments.put_nowait(arena_pb2.Assignment(match_id=match_id, token=token))
+
+    def assign(self, version_id: int, match_id: str, token: str) -> RemoteBot | None:
+        """Reserve and deliver at once."""
+        bot = self.reserve(version_id)
+        if bot is not None:
+            self.deliver(bot, match_id, token)
+        return bot
+
+    def join(self, key: str, name: str, label: str, capacity: int) -> RemoteBot:
+        """Check a Join and register it; raises :class:`LookupError` (key) or :class:`ValueError`."""
+        entrant = self.store.entrant_for_key(key)
+        if entrant is None:
+            raise LookupError("unknown key")
+        if not name or len(name) > 40 or not set(name) <= NAME_CHARS:
+            raise ValueError("bot_name must be 1-40 characters of letters, digits, '_', '-' or '.'")
+        if len(label.encode()) > 64:
+            raise ValueError("bot_version is at most 64 bytes")
+        if not 1 <= capacity <= MAX_CAPACITY:
+            raise ValueError(f"capacity must be 1..{MAX_CAPACITY}")
+        used = sum(b.capacity for bots in self.bots.values() for b in bots if b.entrant == entrant.name)
+        room = self.per_key - used
+        if room <= 0:
+            raise OverflowError(f"this key already plays {used} remote games at once, the competition's limit")
+        version_id = self.store.remote_version(entrant.id, name, label, self.params)
+        bot = RemoteBot(entrant.name, version_id, min(capacity, room))
+        self.bots[version_id].append(bot)
+        return bot
+
+    def leave(self, bot: RemoteBot) -> None:
+        self.bots[bot.version_id].remove(bot)
+
+
+class ArenaServicer(arena_pb2_grpc.ArenaServicer):
+    def __init__(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+
+    async def Join(self, request: arena_pb2.JoinRequest,  # noqa: N802 (the rpc's name)
+                   context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[arena_pb2.Assignment]:
+        key = request.key or dict(context.invocation_metadata() or ()).get(KEY_METADATA, "")
+        try:
+            bot = self.lobby.join(str(key), request.bot_name, request.bot_version, request.capacity or 1)
+        except LookupError as error:
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, str(error))
+        except OverflowError as error:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
+        except ValueError as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        log.info("remote bot joined: %s version %d, capacity %d", bot.entrant, bot.version_id, bot.capacity)
+        try:
+            while True:
+                yield await bot.assignments.get()
+        finally:
+            self.lobby.leave(bot)
+            log.info("remote bot left: %s version %d", bot.entrant, bot.version_id)
+
+
+async def start_lobby(listen: str, lobby: Lobby, credentials: grpc.ServerCredentials | None = None) -> RunningReferee:
+    """A gRPC server on ``listen`` with the Referee service (remote seats play there) and
+    the Arena service (remote bots wait there)."""
+    arena = Arena()
+    admin_token = secrets.token_urlsafe(32)
+    server = grpc.aio.server(options=SERVER_OPTIONS)
+    referee_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(arena, admin_token), server)  # type: ignore[no-untyped-call]
+    arena_pb2_grpc.add_ArenaServicer_to_server(ArenaServicer(lobby), server)  # type: ignore[no-untyped-call]
+    port = server.add_insecure_port(listen) if credentials is None else server.add_secure_port(listen, credentials)
+    if port == 0 and not listen.endswith(":0"):
+        raise OSError(f"cannot listen on {listen}")
+    await server.start()
+    host = listen.rsplit(":", 1)[0] or "127.0.0.1"
+    address = f"{'127.0.0.1' if host in ('0.0.0.0', '[::]') else host}:{port}"
+    return RunningReferee(server, arena, address, admin_token, "plaintext" if credentials is None else "TLS")

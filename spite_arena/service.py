@@ -1,0 +1,179 @@
+"""``spite serve``: the ladder, its workers and its web face in one long-lived process.
+
+One asyncio loop runs the uvicorn server (pages and the JSON API, :mod:`.web`), the ladder
+loop (:mod:`.ladder`) over local worker processes or a Dask cluster, and the checks of
+uploads (each in a subprocess). SIGINT or SIGTERM stops it; SIGKILL is safe too (the store
+resumes, :mod:`.store`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import secrets
+import signal
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from referee.manifest import ManifestError, resolve_bot
+from tournaments.backends import Backend, DaskBackend, LocalBackend
+
+from .config import Competition
+from .ladder import Ladder, SlotHealth
+from .store import ArenaStore
+from .uploads import run_checks
+
+log = logging.getLogger("spite.arena")
+ADMIN_TOKEN_FILE = "admin.token"
+
+
+def split_address(text: str, what: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535 or not host:
+        raise ValueError(f"{what} must be HOST:PORT, got {text!r}")
+    return host.strip("[]"), int(port)
+
+
+def admin_token(data: Path) -> str:
+    """The organizer's token: ``DATA/admin.token``, made on first start (mode 0600)."""
+    path = data / ADMIN_TOKEN_FILE
+    if not path.exists():
+        data.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as out:
+            out.write(secrets.token_urlsafe(32) + "\n")
+    return path.read_text().strip()
+
+
+class ServeError(RuntimeError):
+    """The service stopped for a reason the organizer must read (one line)."""
+
+
+class Service:
+    def __init__(self, competition: Competition, data: Path, *, web: str = "127.0.0.1:8000",
+                 grpc_listen: str = "127.0.0.1:50051", scheduler: str | None = None) -> None:
+        self.competition = competition
+        self.data = data
+        self.web_address = split_address(web, "--web")
+        self.scheduler = scheduler
+        split_address(grpc_listen, "--grpc")
+        self.grpc_listen = grpc_listen
+        self.store = ArenaStore(data)
+        self.admin_token = admin_token(data)
+        self.ladder: Ladder | None = None
+        self.checks: set[asyncio.Task[None]] = set()
+
+    def enter_house_bots(self) -> None:
+        for spec in self.competition.house_bots:
+            try:
+                manifest = resolve_bot(spec)
+            except ManifestError as error:
+                raise ValueError(f"house bot {spec!r}: {error}") from None
+            self.store.ensure_house_bot(manifest.name, manifest.version, spec, self.competition.rating)
+
+    def backend(self) -> Backend:
+        if self.scheduler:
+            return DaskBackend(self.scheduler, self.competition.parallel)
+        return LocalBackend(self.competition.parallel)
+
+    def health(self) -> list[SlotHealth]:
+        return self.ladder.health if self.ladder else []
+
+    def start_check(self, version_id: int, manifest: Path) -> None:
+        """Check an upload in the background; the version goes active or refused."""
+        async def check() -> None:
+            report = await run_checks(manifest, self.competition.time_control.decision_ms)
+            self.store.finish_check(version_id, report.passed, report.lines, report.reason)
+            if not report.passed:
+                self.store.add_incident("refused", f"version {version_id}: {report.reason}")
+        task = asyncio.get_running_loop().create_task(check())
+        self.checks.add(task)
+        task.add_done_callback(self.checks.discard)
+
+    def resume_checks(self) -> None:
+        """Uploads whose checks a kill cut off are checked again."""
+        for version in self.store.versions(statuses=("checking",)):
+            self.start_check(version.id, Path(version.spec))
+
+    async def finals_at_start_time(self) -> None:
+        """``[finals] start``: at that time, once, run ``spite arena finals`` (the ladder pauses)."""
+        start = self.competition.finals.start
+        if start is None or self.store.meta("finals_started"):
+            return
+        import datetime as dt
+
+        await asyncio.sleep(max(0.0, (start - dt.datetime.now(dt.timezone.utc)).total_seconds()))
+        self.store.set_meta("finals_started", dt.datetime.now(dt.timezone.utc).isoformat())
+        from referee.launcher import die_with_parent
+
+        log_path = self.data / "finals.log"
+        with open(log_path, "ab") as out:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "spite_cli.main", "arena", "finals", str(self.competition.file),
+                "--data", str(self.data), stdout=out, stderr=out, preexec_fn=die_with_parent)
+        print(f"spite serve: the finals started (output in {log_path})", flush=True)
+        code = await process.wait()
+        print(f"spite serve: the finals ended (exit {code}); results in {self.data / 'finals.db'}", flush=True)
+
+    async def run(self, ready: Any = None) -> None:
+        import uvicorn
+
+        from .web import create_app
+
+        from referee.server import TlsConfig
+
+        from .lobby import Lobby, start_lobby
+
+        self.enter_house_bots()
+        lobby = Lobby(self.store, self.competition.rating, self.competition.limits.remote_matches)
+        credentials = TlsConfig(*self.competition.tls).credentials() if self.competition.tls else None
+        referee = await start_lobby(self.grpc_listen, lobby, credentials)
+        self.ladder = Ladder(self.competition, self.store, self.backend(), self.data, lobby=lobby, referee=referee)
+        host, port = self.web_address
+        server = uvicorn.Server(uvicorn.Config(create_app(self), host=host, port=port, log_level="warning",
+                                               lifespan="off"))
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            listener.bind((host, port))
+        except OSError as error:
+            listener.close()
+            raise OSError(f"the web server cannot listen on {host}:{port}: {error.strerror}") from None
+        listener.listen(128)
+        listener.setblocking(False)
+        serving = loop.create_task(server.serve(sockets=[listener]))
+        while not server.started:
+            if serving.done():
+                raise OSError(f"the web server could not start on {host}:{port}")
+            await asyncio.sleep(0.05)
+        bound = listener.getsockname()
+        print(f"spite serve: {self.competition.name}: web http://{bound[0]}:{bound[1]}/ grpc {referee.address} "
+              f"({referee.mode}); admin token in {self.data / ADMIN_TOKEN_FILE}; data in {self.data}", flush=True)
+        from referee.sandbox import detect
+
+        if not detect().isolated:
+            print(f"spite serve: WARNING: bots are not sandboxed here ({detect().reason}); uploads are refused, "
+                  f"house and remote bots still play", file=sys.stderr, flush=True)
+        self.resume_checks()
+        ladder = loop.create_task(self.ladder.run())
+        finals = loop.create_task(self.finals_at_start_time())
+        stopper = loop.create_task(stop.wait())
+        await asyncio.wait({ladder, serving, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        self.ladder.stopping.set()
+        server.should_exit = True
+        for task in self.checks:
+            task.cancel()
+        await asyncio.gather(ladder, serving, return_exceptions=True)
+        stopper.cancel()
+        finals.cancel()
+        await referee.stop(grace=1.0)
+        self.store.close()
+        if ladder.done() and not ladder.cancelled() and ladder.exception() is not None:
+            raise ServeError(f"the ladder stopped: {ladder.exception()}")

@@ -1,0 +1,495 @@
+"""The arena's store: its own SQLite file (``arena.db`` under ``--data``), WAL mode.
+
+The ``spite serve`` process writes the games and the ratings; the CLI's organizer
+commands (``spite arena add-entrant``, ``pause``, ``disable``...) write only their one row
+each, in a short transaction (SQLite serialises writers; the server's next loop reads them).
+
+What makes the ladder safe against ``kill -9``:
+
+* a game is journaled ``pending`` with its seats and seeds before a worker takes it;
+* its result, both versions' new ratings and its ``done`` mark are one transaction, so a
+  game is counted once or not at all;
+* on start, ``running`` games (cut off by the kill) go back to ``pending`` and are played
+  again with the same seeds.
+
+Keys are never stored: only the SHA-256 of a 32-byte random token, compared in constant time.
+Seeds are 64-bit unsigned and stored as decimal TEXT.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import hmac
+import json
+import secrets
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from tournaments.ratings import RatingParams, Ratings, placings
+
+SCHEMA_VERSION = 1
+STORE_FILE = "arena.db"
+HOUSE = "house"
+NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entrants (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    key_hash TEXT,                   -- sha256 hex of the API key; NULL for the house
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS versions (
+    id INTEGER PRIMARY KEY,
+    entrant_id INTEGER NOT NULL REFERENCES entrants(id),
+    bot TEXT NOT NULL,               -- the bot's name (its manifest's)
+    version INTEGER NOT NULL,        -- 1, 2, ... per entrant and bot
+    label TEXT NOT NULL,             -- what its manifest calls its version
+    kind TEXT NOT NULL CHECK (kind IN ('house', 'upload', 'remote')),
+    spec TEXT NOT NULL,              -- a sample bot's name or the path of its bot.toml
+    status TEXT NOT NULL CHECK (status IN ('checking', 'active', 'retired', 'refused', 'disabled')),
+    reason TEXT NOT NULL DEFAULT '', -- why refused or disabled (shown to the owner)
+    checks TEXT NOT NULL DEFAULT '[]', -- JSON: the conformance checks' lines
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL DEFAULT 0,
+    last_played_at TEXT,
+    created_at TEXT NOT NULL,
+    UNIQUE (entrant_id, bot, version)
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    phase TEXT NOT NULL DEFAULT 'ladder' CHECK (phase IN ('ladder', 'finals')),
+    status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'running', 'done', 'void')),
+    versions TEXT NOT NULL,          -- JSON: version id per seat
+    seed TEXT NOT NULL,
+    bot_seed TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    worker TEXT,
+    created_at TEXT NOT NULL,
+    finished_at TEXT,
+    ending TEXT,
+    reason TEXT,
+    winners TEXT,                    -- JSON list of seats (empty: a draw)
+    scores TEXT,                     -- JSON points per seat
+    faults TEXT,                     -- JSON: per seat, the referee's fault lines
+    replay TEXT,                     -- the replay file (omniscient: organizer and owners only)
+    logs TEXT,                       -- JSON: per seat, the bot's stderr log file or null
+    error TEXT
+);
+CREATE INDEX IF NOT EXISTS games_status ON games (status);
+CREATE TABLE IF NOT EXISTS ratings (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    version_id INTEGER NOT NULL REFERENCES versions(id),
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    PRIMARY KEY (game_id, version_id)
+);
+CREATE TABLE IF NOT EXISTS incidents (
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    game_id INTEGER,
+    kind TEXT NOT NULL,              -- 'retried', 'crash', 'timeout', 'platform', 'refused'
+    detail TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS builds (
+    entrant_id INTEGER NOT NULL REFERENCES entrants(id),
+    at TEXT NOT NULL
+);
+"""
+
+
+class ArenaStoreError(RuntimeError):
+    """The store cannot do what was asked; the message says why."""
+
+
+def now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", errors="replace")).hexdigest()
+
+
+def new_key() -> str:
+    """A fresh API key: 32 random bytes, URL-safe."""
+    return "sk_" + secrets.token_urlsafe(32)
+
+
+def check_name(name: str, what: str = "name") -> str:
+    if not name or len(name) > 40 or not set(name) <= NAME_CHARS:
+        raise ArenaStoreError(f"{what} must be 1-40 characters of letters, digits, '_', '-' or '.', got {name[:50]!r}")
+    return name
+
+
+@dataclass(frozen=True)
+class Entrant:
+    id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Version:
+    id: int
+    entrant: str
+    bot: str
+    version: int
+    label: str
+    kind: str
+    spec: str
+    status: str
+    reason: str
+    checks: tuple[str, ...]
+    mu: float
+    sigma: float
+    games: int
+    last_played_at: str | None
+    created_at: str
+
+    @property
+    def conservative(self) -> float:
+        return self.mu - 3 * self.sigma
+
+    @property
+    def title(self) -> str:
+        return f"{self.entrant}/{self.bot} v{self.version}"
+
+
+@dataclass(frozen=True)
+class Game:
+    id: int
+    phase: str
+    status: str
+    versions: tuple[int, ...]
+    seed: int
+    bot_seed: int
+    attempts: int
+    created_at: str
+    finished_at: str | None
+    ending: str | None
+    reason: str | None
+    winners: tuple[int, ...]
+    scores: tuple[int, ...]
+    faults: tuple[tuple[str, ...], ...]
+    replay: str | None
+    logs: tuple[str | None, ...]
+    error: str | None
+
+
+def _version(row: sqlite3.Row) -> Version:
+    return Version(row["id"], row["entrant"], row["bot"], row["version"], row["label"], row["kind"], row["spec"],
+                   row["status"], row["reason"], tuple(json.loads(row["checks"])), row["mu"], row["sigma"],
+                   row["games"], row["last_played_at"], row["created_at"])
+
+
+def _game(row: sqlite3.Row) -> Game:
+    def load(text: str | None, default: Any) -> Any:
+        return json.loads(text) if text else default
+    return Game(row["id"], row["phase"], row["status"], tuple(json.loads(row["versions"])), int(row["seed"]),
+                int(row["bot_seed"]), row["attempts"], row["created_at"], row["finished_at"], row["ending"],
+                row["reason"], tuple(load(row["winners"], [])), tuple(load(row["scores"], [])),
+                tuple(tuple(f) for f in load(row["faults"], [])), row["replay"], tuple(load(row["logs"], [])),
+                row["error"])
+
+
+VERSION_SELECT = ("SELECT v.*, e.name AS entrant FROM versions v JOIN entrants e ON e.id = v.entrant_id")
+
+
+class ArenaStore:
+    """A connection to ``DATA/arena.db``. ``readonly`` for the web's per-request reads."""
+
+    def __init__(self, data: Path | str, *, readonly: bool = False) -> None:
+        self.data = Path(data)
+        self.path = self.data / STORE_FILE
+        if readonly:
+            if not self.path.exists():
+                raise ArenaStoreError(f"no arena store at {self.path}")
+            self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=30,
+                                      isolation_level=None, check_same_thread=False)
+        else:
+            self.data.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            with self.transaction():
+                lines = [line.split("--", 1)[0] for line in SCHEMA.splitlines()]
+                for statement in "\n".join(lines).split(";"):
+                    if statement.strip():
+                        self.db.execute(statement)
+                self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+                                (str(SCHEMA_VERSION),))
+        self.db.row_factory = sqlite3.Row
+        version = self.meta("schema_version")
+        if version != str(SCHEMA_VERSION):
+            raise ArenaStoreError(f"{self.path}: arena store schema {version}, this spite reads {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> ArenaStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # -- meta: flags the organizer sets -------------------------------------------------
+
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction():
+            self.db.execute("INSERT INTO meta (key, value) VALUES (?, ?) "
+                            "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
+
+    @property
+    def paused(self) -> bool:
+        return self.meta("paused") == "1"
+
+    # -- entrants and keys -------------------------------------------------------------
+
+    def add_entrant(self, name: str) -> str:
+        """A new entrant; returns its API key (shown once: only its hash is kept)."""
+        check_name(name, "an entrant's name")
+        if name == HOUSE:
+            raise ArenaStoreError(f"{HOUSE!r} is the organizer's own entrant")
+        key = new_key()
+        try:
+            with self.transaction():
+                self.db.execute("INSERT INTO entrants (name, key_hash, created_at) VALUES (?, ?, ?)",
+                                (name, hash_key(key), now()))
+        except sqlite3.IntegrityError:
+            raise ArenaStoreError(f"an entrant named {name!r} exists already") from None
+        return key
+
+    def rotate_key(self, name: str) -> str:
+        key = new_key()
+        with self.transaction():
+            done = self.db.execute("UPDATE entrants SET key_hash = ? WHERE name = ? AND key_hash IS NOT NULL",
+                                   (hash_key(key), name)).rowcount
+        if not done:
+            raise ArenaStoreError(f"no entrant {name!r}")
+        return key
+
+    def entrant_for_key(self, key: str) -> Entrant | None:
+        """The key's entrant, compared in constant time over every stored hash."""
+        wanted = hash_key(key)
+        found: Entrant | None = None
+        for row in self.db.execute("SELECT id, name, key_hash FROM entrants WHERE key_hash IS NOT NULL"):
+            if hmac.compare_digest(row["key_hash"], wanted):
+                found = Entrant(row["id"], row["name"])
+        return found
+
+    def entrant(self, name: str) -> Entrant | None:
+        row = self.db.execute("SELECT id, name FROM entrants WHERE name = ?", (name,)).fetchone()
+        return None if row is None else Entrant(row["id"], row["name"])
+
+    def entrants(self) -> list[Entrant]:
+        return [Entrant(r["id"], r["name"]) for r in self.db.execute("SELECT id, name FROM entrants ORDER BY id")]
+
+    def _house(self) -> int:
+        row = self.db.execute("SELECT id FROM entrants WHERE name = ?", (HOUSE,)).fetchone()
+        if row is not None:
+            return int(row[0])
+        return int(self.db.execute("INSERT INTO entrants (name, key_hash, created_at) VALUES (?, NULL, ?)",
+                                   (HOUSE, now())).lastrowid or 0)
+
+    # -- versions ----------------------------------------------------------------------
+
+    def ensure_house_bot(self, bot: str, label: str, spec: str, params: RatingParams) -> int:
+        """The house bot's active version (a new one if its files' spec changed)."""
+        with self.transaction():
+            house = self._house()
+            row = self.db.execute("SELECT id FROM versions WHERE entrant_id = ? AND bot = ? AND spec = ? "
+                                  "AND status = 'active'", (house, bot, spec)).fetchone()
+            if row is not None:
+                return int(row[0])
+            return self._add_version(house, bot, label, "house", spec, "active", params)
+
+    def _add_version(self, entrant_id: int, bot: str, label: str, kind: str, spec: str, status: str,
+                     params: RatingParams) -> int:
+        number = self.db.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM versions WHERE entrant_id = ? "
+                                 "AND bot = ?", (entrant_id, bot)).fetchone()[0]
+        cursor = self.db.execute(
+            "INSERT INTO versions (entrant_id, bot, version, label, kind, spec, status, mu, sigma, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (entrant_id, bot, number, label, kind, spec, status, params.mu, params.sigma, now()))
+        return int(cursor.lastrowid or 0)
+
+    def remote_version(self, entrant_id: int, bot: str, label: str, params: RatingParams) -> int:
+        """The active remote version of the entrant's bot with this version label: the same
+        one on every Join, a new one (retiring the bot's others) when the label changes."""
+        with self.transaction():
+            row = self.db.execute("SELECT id, status FROM versions WHERE entrant_id = ? AND bot = ? AND label = ? "
+                                  "AND kind = 'remote' ORDER BY id DESC LIMIT 1",
+                                  (entrant_id, bot, label)).fetchone()
+            if row is not None and row["status"] in ("active", "disabled"):
+                return int(row["id"])
+            self.db.execute("UPDATE versions SET status = 'retired' WHERE entrant_id = ? AND bot = ? "
+                            "AND status = 'active'", (entrant_id, bot))
+            return self._add_version(entrant_id, bot, label, "remote", f"remote:{bot}", "active", params)
+
+    def add_checking_version(self, entrant_id: int, bot: str, label: str, kind: str, spec: str,
+                             params: RatingParams) -> int:
+        with self.transaction():
+            return self._add_version(entrant_id, bot, label, kind, spec, "checking", params)
+
+    def finish_check(self, version_id: int, passed: bool, checks: Sequence[str], reason: str = "") -> None:
+        """A checked version goes active (retiring the bot's previous ones) or is refused."""
+        with self.transaction():
+            row = self.db.execute("SELECT entrant_id, bot FROM versions WHERE id = ?", (version_id,)).fetchone()
+            if passed:
+                self.db.execute("UPDATE versions SET status = 'retired' WHERE entrant_id = ? AND bot = ? "
+                                "AND status = 'active' AND id != ?", (row["entrant_id"], row["bot"], version_id))
+            self.db.execute("UPDATE versions SET status = ?, checks = ?, reason = ? WHERE id = ?",
+                            ("active" if passed else "refused", json.dumps(list(checks)), reason, version_id))
+
+    def set_version_status(self, version_id: int, status: str, reason: str = "") -> None:
+        with self.transaction():
+            if not self.db.execute("UPDATE versions SET status = ?, reason = ? WHERE id = ?",
+                                   (status, reason, version_id)).rowcount:
+                raise ArenaStoreError(f"no bot version {version_id}")
+
+    def record_build(self, entrant_id: int) -> None:
+        with self.transaction():
+            self.db.execute("INSERT INTO builds (entrant_id, at) VALUES (?, ?)", (entrant_id, now()))
+
+    def builds_since(self, entrant_id: int, since: str) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM builds WHERE entrant_id = ? AND at >= ?",
+                                   (entrant_id, since)).fetchone()[0])
+
+    def version(self, version_id: int) -> Version | None:
+        row = self.db.execute(VERSION_SELECT + " WHERE v.id = ?", (version_id,)).fetchone()
+        return None if row is None else _version(row)
+
+    def versions(self, *, statuses: Sequence[str] = (), entrant: str | None = None) -> list[Version]:
+        sql, args = VERSION_SELECT + " WHERE 1", list[Any]()
+        if statuses:
+            sql += f" AND v.status IN ({','.join('?' * len(statuses))})"
+            args += list(statuses)
+        if entrant is not None:
+            sql += " AND e.name = ?"
+            args.append(entrant)
+        return [_version(r) for r in self.db.execute(sql + " ORDER BY v.id", args)]
+
+    # -- games -------------------------------------------------------------------------
+
+    def recover(self) -> int:
+        """After a crash: games cut off while running go back to pending (same seeds)."""
+        with self.transaction():
+            return self.db.execute("UPDATE games SET status = 'pending' WHERE status = 'running'").rowcount
+
+    def add_game(self, versions: Sequence[int], seed: int, bot_seed: int, phase: str = "ladder") -> int:
+        with self.transaction():
+            cursor = self.db.execute(
+                "INSERT INTO games (phase, versions, seed, bot_seed, created_at) VALUES (?, ?, ?, ?, ?)",
+                (phase, json.dumps(list(versions)), str(seed), str(bot_seed), now()))
+            return int(cursor.lastrowid or 0)
+
+    def reseed(self, game_id: int, seed: int, bot_seed: int) -> None:
+        """New seeds for a game never counted (a remote bot could remember the old deal)."""
+        with self.transaction():
+            self.db.execute("UPDATE games SET seed = ?, bot_seed = ? WHERE id = ? AND status = 'pending'",
+                            (str(seed), str(bot_seed), game_id))
+
+    def take_game(self, game_id: int, worker: str) -> None:
+        with self.transaction():
+            self.db.execute("UPDATE games SET status = 'running', attempts = attempts + 1, worker = ? "
+                            "WHERE id = ? AND status = 'pending'", (worker, game_id))
+
+    def pending_games(self, phase: str = "ladder") -> list[Game]:
+        return [_game(r) for r in self.db.execute(
+            "SELECT * FROM games WHERE status = 'pending' AND phase = ? ORDER BY id", (phase,))]
+
+    def finish_game(self, game_id: int, *, ending: str, reason: str, winners: Sequence[int], scores: Sequence[int],
+                    faults: Sequence[Sequence[str]], replay: str | None, logs: Sequence[str | None],
+                    params: RatingParams, rated: bool = True) -> None:
+        """Record a played game and, in the same transaction, its versions' new ratings."""
+        with self.transaction():
+            row = self.db.execute("SELECT status, versions FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None or row["status"] == "done":
+                return  # never counted twice
+            versions: list[int] = json.loads(row["versions"])
+            stamp = now()
+            self.db.execute(
+                "UPDATE games SET status = 'done', finished_at = ?, ending = ?, reason = ?, winners = ?, scores = ?, "
+                "faults = ?, replay = ?, logs = ?, error = NULL WHERE id = ?",
+                (stamp, ending, reason, json.dumps(list(winners)), json.dumps(list(scores)),
+                 json.dumps([list(f) for f in faults]), replay, json.dumps(list(logs)), game_id))
+            ratings = Ratings(params)
+            for vid in set(versions):
+                r = self.db.execute("SELECT mu, sigma FROM versions WHERE id = ?", (vid,)).fetchone()
+                ratings.set(str(vid), r["mu"], r["sigma"])
+            if rated and len(set(versions)) == len(versions):
+                # rank by the game's result: a winner 0, the others 1; a draw all 0
+                points = [1 if seat in winners else 0 for seat in range(len(versions))]
+                for name, rating in ratings.update(placings([str(v) for v in versions], points)).items():
+                    self.db.execute("UPDATE versions SET mu = ?, sigma = ? WHERE id = ?",
+                                    (rating.mu, rating.sigma, int(name)))
+            for vid in set(versions):
+                rating = ratings.get(str(vid))
+                self.db.execute("UPDATE versions SET games = games + 1, last_played_at = ? WHERE id = ?",
+                                (stamp, vid))
+                self.db.execute("INSERT OR REPLACE INTO ratings (game_id, version_id, mu, sigma) VALUES (?, ?, ?, ?)",
+                                (game_id, vid, rating.mu, rating.sigma))
+
+    def void_game(self, game_id: int, error: str, *, retry: bool) -> None:
+        """A game the platform could not play: back to pending (retry) or void, with an incident."""
+        with self.transaction():
+            self.db.execute("UPDATE games SET status = ?, error = ? WHERE id = ? AND status != 'done'",
+                            ("pending" if retry else "void", error[:2000], game_id))
+            self.db.execute("INSERT INTO incidents (at, game_id, kind, detail) VALUES (?, ?, ?, ?)",
+                            (now(), game_id, "retried" if retry else "platform", error[:2000]))
+
+    def rerun_void(self) -> int:
+        with self.transaction():
+            return self.db.execute("UPDATE games SET status = 'pending', attempts = 0 WHERE status = 'void'").rowcount
+
+    def add_incident(self, kind: str, detail: str, game_id: int | None = None) -> None:
+        with self.transaction():
+            self.db.execute("INSERT INTO incidents (at, game_id, kind, detail) VALUES (?, ?, ?, ?)",
+                            (now(), game_id, kind, detail[:2000]))
+
+    def incidents(self, limit: int = 100) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db.execute("SELECT * FROM incidents ORDER BY id DESC LIMIT ?", (limit,))]
+
+    def game(self, game_id: int) -> Game | None:
+        row = self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else _game(row)
+
+    def games(self, *, version_id: int | None = None, status: str | None = "done", limit: int = 50,
+              phase: str | None = None) -> list[Game]:
+        sql, args = "SELECT * FROM games WHERE 1", list[Any]()
+        if status:
+            sql += " AND status = ?"
+            args.append(status)
+        if phase:
+            sql += " AND phase = ?"
+            args.append(phase)
+        if version_id is not None:
+            sql += " AND EXISTS (SELECT 1 FROM json_each(games.versions) WHERE json_each.value = ?)"
+            args.append(version_id)
+        return [_game(r) for r in self.db.execute(sql + " ORDER BY id DESC LIMIT ?", (*args, limit))]
+
+    def counts(self) -> dict[str, int]:
+        found = {s: 0 for s in ("pending", "running", "done", "void")}
+        for row in self.db.execute("SELECT status, COUNT(*) AS n FROM games GROUP BY status"):
+            found[row["status"]] = row["n"]
+        return found

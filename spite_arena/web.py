@@ -1,0 +1,388 @@
+"""The arena's web face: public pages and JSON over the arena store, and the entrants' API.
+
+Public (anyone): ``/`` the ladder's leaderboard (live), ``/bots/{id}`` a version's page,
+``/api/leaderboard``, ``/api/games``, ``/api/bots/{id}``. Those show results only: no
+replay (omniscient), no log, no debug string.
+
+With the competition's invite code, ``POST /api/register`` ``{"name", "invite_code"}``
+makes an entrant and answers its key once (10 a minute per address).
+
+Entrants (``Authorization: Bearer KEY``; ``/me`` is a page that asks for it and calls these): ``POST /api/submit`` (a gzipped tar of a bot
+directory), ``GET /api/me`` (their versions, check results and refusal reasons),
+``GET /api/me/logs/{game}/{seat}`` (their own bot's log of a game) and
+``GET /api/me/replays/{game}/{seat}`` (the game as that seat saw it, with its own debug
+strings only); any seat not theirs is 404.
+
+Organizer (``Authorization: Bearer ADMIN_TOKEN``; ``/admin`` is a page that asks for it and
+calls these): ``GET /api/admin`` (incidents, worker
+slots, counts), ``POST /api/admin/{pause,resume,rerun-void}``, ``POST /api/admin/disable/{id}``.
+
+Reads open the store read-only per request; writes go through the service's one writer.
+Errors are JSON ``{"error": ..., "status": ...}`` with a 4xx code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import hmac
+import json
+import shutil
+import time
+from collections import defaultdict, deque
+from pathlib import Path
+from typing import Any, Protocol
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from referee.manifest import BotManifest
+from spite_web.app import HERE as WEB_HERE
+
+from .config import Competition
+from .ladder import SlotHealth
+from .store import ArenaStore, ArenaStoreError, Entrant, Version, check_name, hash_key
+from .uploads import UploadError, check_manifest, unpack
+
+HERE = Path(__file__).resolve().parent
+LOG_TAIL_BYTES = 64 * 1024
+templates = Jinja2Templates(directory=str(HERE / "templates"))
+
+
+def board_rows(versions: list[Version]) -> list[dict[str, Any]]:
+    """The leaderboard's rows, best first by mu - 3 sigma: the one ordering for page and API."""
+    ranked = sorted(versions, key=lambda v: (-v.conservative, -v.mu, v.id))
+    return [{"rank": i + 1, "id": v.id, "entrant": v.entrant, "bot": v.bot, "version": v.version,
+             "label": v.label, "kind": v.kind, "status": v.status, "rating": round(v.conservative, 3),
+             "mu": round(v.mu, 3), "sigma": round(v.sigma, 3), "games": v.games,
+             "last_played_at": v.last_played_at} for i, v in enumerate(ranked)]
+
+
+def game_dict(game: Any, titles: dict[int, str]) -> dict[str, Any]:
+    return {"id": game.id, "phase": game.phase, "status": game.status, "versions": list(game.versions),
+            "bots": [titles.get(v, str(v)) for v in game.versions], "winners": list(game.winners),
+            "scores": list(game.scores), "ending": game.ending, "reason": game.reason,
+            "finished_at": game.finished_at}
+
+
+SMALL_BODY = 16 * 1024
+
+
+async def small_body(request: Request) -> Any:
+    """A JSON body of at most ``SMALL_BODY`` bytes (413 beyond, 400 if not JSON)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > SMALL_BODY:
+        raise HTTPException(413, f"the body is over {SMALL_BODY} bytes")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > SMALL_BODY:
+            raise HTTPException(413, f"the body is over {SMALL_BODY} bytes")
+    try:
+        return json.loads(body or b"{}")
+    except ValueError:
+        raise HTTPException(400, "the body must be JSON") from None
+
+
+class RateLimiter:
+    """At most ``per_minute`` requests per key in any sliding minute."""
+
+    def __init__(self, per_minute: int) -> None:
+        self.per_minute = per_minute
+        self.seen: dict[str, deque[float]] = defaultdict(deque)
+
+    def allow(self, key: str) -> bool:
+        now = time.monotonic()
+        if len(self.seen) > 10_000:  # forget idle keys, so made-up keys cannot grow this without end
+            for idle in [k for k, t in self.seen.items() if not t or t[-1] < now - 60]:
+                del self.seen[idle]
+        times = self.seen[key]
+        while times and times[0] < now - 60:
+            times.popleft()
+        if len(times) >= self.per_minute:
+            return False
+        times.append(now)
+        return True
+
+
+class Host(Protocol):
+    """What the app needs of the process serving it (:class:`spite_arena.service.Service`)."""
+
+    competition: Competition
+    data: Path
+    store: ArenaStore
+    """The one writer."""
+    admin_token: str
+
+    def health(self) -> list[SlotHealth]: ...
+
+    def start_check(self, version_id: int, manifest: Path) -> None: ...
+
+
+def create_app(service: Host) -> Starlette:
+    data = service.data
+    limits = service.competition.limits
+    limiter = RateLimiter(limits.requests_per_minute)
+    registrations = RateLimiter(10)
+
+    def reader() -> ArenaStore:
+        return ArenaStore(data, readonly=True)
+
+    def bearer(request: Request) -> str:
+        header = request.headers.get("authorization", "")
+        if not header.lower().startswith("bearer ") or len(header) > 300:
+            raise HTTPException(401, "send the entrant's key: Authorization: Bearer KEY")
+        return header[7:].strip()
+
+    def entrant_of(request: Request) -> Entrant:
+        key = bearer(request)
+        if not limiter.allow(hash_key(key)):
+            raise HTTPException(429, f"more than {limits.requests_per_minute} requests a minute with this key")
+        with reader() as store:
+            entrant = store.entrant_for_key(key)
+        if entrant is None:
+            raise HTTPException(401, "unknown key")
+        return entrant
+
+    def admin(request: Request) -> None:
+        key = bearer(request)
+        if not service.admin_token or not hmac.compare_digest(hash_key(key), hash_key(service.admin_token)):
+            raise HTTPException(403, "this needs the organizer's admin token")
+
+    def page(name: str, request: Request, **context: Any) -> Response:
+        return templates.TemplateResponse(request, name, {"competition": service.competition.name, **context})
+
+    async def index(request: Request) -> Response:
+        with reader() as store:
+            rows = board_rows(store.versions(statuses=("active",)))
+            counts = store.counts()
+            paused = store.paused
+            titles = {v.id: v.title for v in store.versions()}
+            games = [game_dict(g, titles) for g in store.games(limit=10)]
+        return page("arena.html", request, rows=rows, counts=counts, paused=paused, games=games)
+
+    async def api_leaderboard(request: Request) -> Response:
+        statuses = ("active", "retired") if request.query_params.get("all") == "1" else ("active",)
+        with reader() as store:
+            return JSONResponse(board_rows(store.versions(statuses=statuses)))
+
+    async def api_games(request: Request) -> Response:
+        text = request.query_params.get("limit", "50")
+        if not text.isdigit() or not 1 <= int(text) <= 500:
+            raise HTTPException(400, "limit must be a number in 1..500")
+        with reader() as store:
+            titles = {v.id: v.title for v in store.versions()}
+            return JSONResponse({"counts": store.counts(),
+                                 "games": [game_dict(g, titles) for g in store.games(limit=int(text))]})
+
+    def version_or_404(store: ArenaStore, vid: int) -> Version:
+        version = store.version(vid)
+        if version is None:
+            raise HTTPException(404, f"no bot version {vid}")
+        return version
+
+    async def bot_page(request: Request) -> Response:
+        with reader() as store:
+            version = version_or_404(store, request.path_params["vid"])
+            titles = {v.id: v.title for v in store.versions()}
+            games = [game_dict(g, titles) for g in store.games(version_id=version.id, limit=30)]
+        return page("bot.html", request, v=version, games=games)
+
+    async def api_bot(request: Request) -> Response:
+        with reader() as store:
+            version = version_or_404(store, request.path_params["vid"])
+            titles = {v.id: v.title for v in store.versions()}
+            games = [game_dict(g, titles) for g in store.games(version_id=version.id, limit=30)]
+        public = {k: v for k, v in board_rows([version])[0].items() if k != "rank"}
+        return JSONResponse({**public, "reason": version.reason if version.status == "disabled" else "",
+                             "recent_games": games})
+
+    # -- entrants ----------------------------------------------------------------------
+
+    async def api_me(request: Request) -> Response:
+        entrant = entrant_of(request)
+        with reader() as store:
+            versions = store.versions(entrant=entrant.name)
+        return JSONResponse({"entrant": entrant.name, "versions": [
+            {"id": v.id, "bot": v.bot, "version": v.version, "label": v.label, "kind": v.kind, "status": v.status,
+             "reason": v.reason, "checks": list(v.checks), "rating": round(v.conservative, 3), "games": v.games}
+            for v in versions]})
+
+    async def api_my_version(request: Request) -> Response:
+        entrant = entrant_of(request)
+        with reader() as store:
+            version = store.version(request.path_params["vid"])
+        if version is None or version.entrant != entrant.name:
+            raise HTTPException(404, f"you have no bot version {request.path_params['vid']}")
+        return JSONResponse({"id": version.id, "bot": version.bot, "version": version.version,
+                             "status": version.status, "reason": version.reason, "checks": list(version.checks)})
+
+    def own_seat(request: Request) -> tuple[Any, int]:
+        """The game and seat of the path, if the key's entrant played that seat; else 404."""
+        entrant = entrant_of(request)
+        gid, seat = request.path_params["gid"], request.path_params["seat"]
+        with reader() as store:
+            game = store.game(gid)
+            owner = None
+            if game is not None and 0 <= seat < len(game.versions):
+                version = store.version(game.versions[seat])
+                owner = version.entrant if version else None
+        if game is None or owner != entrant.name:
+            raise HTTPException(404, f"you have no bot in seat {seat} of game {gid}")
+        return game, seat
+
+    async def api_my_log(request: Request) -> Response:
+        game, seat = own_seat(request)
+        gid = game.id
+        path = game.logs[seat] if seat < len(game.logs) else None
+        if not path or not Path(path).is_file():
+            raise HTTPException(404, f"no log kept for seat {seat} of game {gid}")
+        with open(path, "rb") as source:
+            source.seek(max(0, Path(path).stat().st_size - LOG_TAIL_BYTES))
+            return PlainTextResponse(source.read().decode("utf-8", errors="replace"))
+
+    async def api_my_replay(request: Request) -> Response:
+        """The game as the entrant's seat saw it, with its own debug strings only."""
+        from referee import replay as replay_file
+        from spite_web.replay_view import ViewError, viewer_data
+
+        game, seat = own_seat(request)
+        try:
+            loaded = replay_file.load(game.replay or "")
+            return JSONResponse(viewer_data(loaded, seat, source=f"game {game.id}, as seat {seat}"))
+        except (replay_file.ReplayError, ViewError) as error:
+            raise HTTPException(404, f"no readable replay of game {game.id}: {str(error)[:200]}") from None
+
+    async def api_register(request: Request) -> Response:
+        """Open registration: an invite code makes a new entrant and answers its key once."""
+        code = service.competition.invite_code
+        if not code:
+            raise HTTPException(404, "registration is closed: ask the organizer for a key")
+        if not registrations.allow(request.client.host if request.client else "?"):
+            raise HTTPException(429, "too many registrations from this address; try later")
+        body = await small_body(request)
+        if not isinstance(body, dict) or not isinstance(body.get("name"), str) or \
+                not isinstance(body.get("invite_code"), str):
+            raise HTTPException(400, 'the body must be JSON: {"name": "...", "invite_code": "..."}')
+        if not hmac.compare_digest(hash_key(body["invite_code"]), hash_key(code)):
+            raise HTTPException(403, "wrong invite code")
+        try:
+            key = service.store.add_entrant(body["name"][:100])
+        except ArenaStoreError as error:
+            raise HTTPException(409 if "exists" in str(error) else 400, str(error)) from None
+        return JSONResponse({"entrant": body["name"], "key": key}, status_code=201)
+
+    async def api_submit(request: Request) -> Response:
+        from referee.sandbox import detect
+
+        entrant = entrant_of(request)
+        if not detect().isolated:
+            raise HTTPException(503, "uploads are closed: this server cannot sandbox bots (`spite doctor` says why)")
+        cap = limits.upload_mb * 1024 * 1024
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap:
+            raise HTTPException(413, f"the upload is over the limit of {limits.upload_mb} MiB")
+        since = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).isoformat(timespec="milliseconds")
+        if service.store.builds_since(entrant.id, since) >= limits.builds_per_hour:
+            raise HTTPException(429, f"more than {limits.builds_per_hour} uploads in the last hour; try later")
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > cap:
+                raise HTTPException(413, f"the upload is over the limit of {limits.upload_mb} MiB")
+            chunks.append(chunk)
+        service.store.record_build(entrant.id)
+        staging = data / "uploads" / entrant.name / f"incoming-{time.time_ns()}"
+        def unpack_and_read() -> BotManifest:
+            unpack(b"".join(chunks), staging, limits)
+            manifest = check_manifest(staging)
+            check_name(manifest.name, "the bot's name")
+            return manifest
+
+        try:  # up to unpacked_mb of writing: off the event loop
+            manifest = await asyncio.to_thread(unpack_and_read)
+        except (UploadError, ArenaStoreError) as error:
+            shutil.rmtree(staging, ignore_errors=True)
+            service.store.add_incident("refused", f"{entrant.name}: {error}")
+            raise HTTPException(422, str(error)) from None
+        vid = service.store.add_checking_version(entrant.id, manifest.name, manifest.version, "upload",
+                                                 str(staging / "bot.toml"), service.competition.rating)
+        final = data / "uploads" / entrant.name / f"v{vid}"
+        staging.rename(final)
+        with service.store.transaction():
+            service.store.db.execute("UPDATE versions SET spec = ? WHERE id = ?", (str(final / "bot.toml"), vid))
+        service.start_check(vid, final / "bot.toml")
+        return JSONResponse({"version_id": vid, "bot": manifest.name, "status": "checking",
+                             "poll": f"/api/me/versions/{vid}"}, status_code=202)
+
+    # -- the organizer -----------------------------------------------------------------
+
+    async def me_page(request: Request) -> Response:
+        return page("me.html", request)
+
+    async def admin_page(request: Request) -> Response:
+        return page("admin.html", request)
+
+    async def api_admin(request: Request) -> Response:
+        admin(request)
+        with reader() as store:
+            return JSONResponse({"paused": store.paused, "counts": store.counts(), "incidents": store.incidents(),
+                                 "workers": [vars(h) for h in service.health()]})
+
+    async def api_admin_action(request: Request) -> Response:
+        admin(request)
+        action = request.path_params["action"]
+        if action == "pause":
+            service.store.set_meta("paused", "1")
+        elif action == "resume":
+            service.store.set_meta("paused", "0")
+        elif action == "rerun-void":
+            return JSONResponse({"requeued": service.store.rerun_void()})
+        else:
+            raise HTTPException(404, f"no admin action {action[:30]!r}")
+        return JSONResponse({"ok": True, "action": action})
+
+    async def api_admin_disable(request: Request) -> Response:
+        admin(request)
+        body = await small_body(request)
+        reason = str(body.get("reason", "disabled by the organizer"))[:500] if isinstance(body, dict) else ""
+        try:
+            service.store.set_version_status(request.path_params["vid"], "disabled", reason)
+        except ArenaStoreError as error:
+            raise HTTPException(404, str(error)) from None
+        return JSONResponse({"ok": True})
+
+    async def http_error(request: Request, error: Exception) -> Response:
+        assert isinstance(error, HTTPException)
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": str(error.detail), "status": error.status_code},
+                                status_code=error.status_code)
+        return HTMLResponse(templates.get_template("error.html").render(
+            competition=service.competition.name, status=error.status_code, message=str(error.detail)),
+            status_code=error.status_code)
+
+    routes = [
+        Route("/", index),
+        Route("/bots/{vid:int}", bot_page),
+        Route("/api/leaderboard", api_leaderboard),
+        Route("/api/games", api_games),
+        Route("/api/bots/{vid:int}", api_bot),
+        Route("/api/me", api_me),
+        Route("/api/me/versions/{vid:int}", api_my_version),
+        Route("/api/me/logs/{gid:int}/{seat:int}", api_my_log),
+        Route("/api/me/replays/{gid:int}/{seat:int}", api_my_replay),
+        Route("/api/submit", api_submit, methods=["POST"]),
+        Route("/api/register", api_register, methods=["POST"]),
+        Route("/me", me_page),
+        Route("/admin", admin_page),
+        Route("/api/admin", api_admin),
+        Route("/api/admin/disable/{vid:int}", api_admin_disable, methods=["POST"]),
+        Route("/api/admin/{action}", api_admin_action, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=str(WEB_HERE / "static")), name="static"),
+    ]
+    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})

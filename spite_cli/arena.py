@@ -1,0 +1,188 @@
+"""``spite arena ...``: the organizer's commands over a competition's store (``--data``).
+
+Each writes one row in a short transaction, so they work while ``spite serve`` runs (it
+reads the flags on its next loop).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _store(args: argparse.Namespace) -> Any:
+    from spite_arena.store import ArenaStore
+
+    return ArenaStore(args.data)
+
+
+def cmd_add_entrant(args: argparse.Namespace) -> int:
+    from spite_arena.store import ArenaStoreError
+
+    try:
+        with _store(args) as store:
+            key = store.add_entrant(args.name)
+    except ArenaStoreError as error:
+        print(f"spite arena add-entrant: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"entrant": args.name, "key": key}))
+    else:
+        print(f"entrant {args.name}: key {key}\n(shown once; only its hash is kept)")
+    return 0
+
+
+def cmd_rotate_key(args: argparse.Namespace) -> int:
+    from spite_arena.store import ArenaStoreError
+
+    try:
+        with _store(args) as store:
+            key = store.rotate_key(args.name)
+    except ArenaStoreError as error:
+        print(f"spite arena rotate-key: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps({"entrant": args.name, "key": key}) if args.json else
+          f"entrant {args.name}: new key {key}\n(shown once; the old key no longer works)")
+    return 0
+
+
+def cmd_flag(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        store.set_meta("paused", "1" if args.command == "pause" else "0")
+    print(f"ladder {'paused' if args.command == 'pause' else 'resumed'}")
+    return 0
+
+
+def cmd_disable(args: argparse.Namespace) -> int:
+    from spite_arena.store import ArenaStoreError
+
+    try:
+        with _store(args) as store:
+            store.set_version_status(args.version, "disabled", args.reason)
+    except ArenaStoreError as error:
+        print(f"spite arena disable: {error}", file=sys.stderr)
+        return 2
+    print(f"version {args.version} disabled: {args.reason}")
+    return 0
+
+
+def cmd_rerun_void(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        print(f"{store.rerun_void()} void game(s) will be played again")
+    return 0
+
+
+def cmd_incidents(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        incidents = store.incidents(args.limit)
+    if args.json:
+        print(json.dumps(incidents))
+    for i in [] if args.json else reversed(incidents):
+        print(f"{i['at']}  {i['kind']:<8} game {i['game_id'] or '-'}  {i['detail']}")
+    return 0
+
+
+def _workers(args: argparse.Namespace) -> list[dict[str, Any]] | str:
+    """The running server's worker slots (from /api/admin with the data directory's admin
+    token), or why they cannot be read."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        token = (Path(args.data) / "admin.token").read_text().strip()
+        request = urllib.request.Request(args.server.rstrip("/") + "/api/admin",
+                                         headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return list(json.loads(answer.read())["workers"])
+    except (OSError, ValueError, KeyError) as error:
+        return f"cannot ask {args.server}: {error}"
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from spite_arena.web import board_rows
+
+    with _store(args) as store:
+        rows = board_rows(store.versions(statuses=("active",)))
+        counts, paused = store.counts(), store.paused
+    workers = _workers(args) if args.server else None
+    if args.json:
+        print(json.dumps({"paused": paused, "games": counts, "leaderboard": rows,
+                          **({"workers": workers} if workers is not None else {})}))
+        return 0
+    print(f"ladder {'paused' if paused else 'running'}; games {counts}")
+    if isinstance(workers, str):
+        print(f"workers: {workers}")
+    for w in workers or []:
+        if isinstance(w, dict):
+            print(f"  slot {w['slot']}: game {w['game'] or '-'}, played {w['played']}, failures {w['failures']}"
+                  + (f", last error: {w['last_error']}" if w["last_error"] else ""))
+    for r in rows:
+        print(f"{r['rank']:>3}  {r['rating']:7.2f}  {r['entrant']}/{r['bot']} v{r['version']}  ({r['games']} games)")
+    return 0
+
+
+def cmd_finals(args: argparse.Namespace) -> int:
+    """Pause the ladder, freeze the top versions, publish the commitment, play the finals, reveal."""
+    import subprocess
+
+    from spite_arena.config import CompetitionError, load_competition
+    from spite_arena.finals import FinalsError, prepare_finals
+
+    try:
+        competition = load_competition(args.file)
+        with _store(args) as store:
+            store.set_meta("paused", "1")
+            plan = prepare_finals(store, competition, Path(args.data))
+    except (CompetitionError, FinalsError, OSError) as error:
+        print(f"spite arena finals: {error}", file=sys.stderr)
+        return 2
+    print(f"the ladder is paused (spite arena resume --data {args.data} restarts it)")
+    print(f"finalists: {', '.join(v.title for v in plan.finalists)}")
+    if plan.left_out:
+        print(f"left out (remote bots cannot play duplicate deals): {', '.join(v.title for v in plan.left_out)}")
+    print(f"seed commitment (publish it now): {plan.commitment}", flush=True)
+    spite = [sys.executable, "-m", "spite_cli.main"]
+    played = subprocess.run([*spite, "tournament", str(plan.file), "--db", str(plan.db), "--plain"])
+    if played.returncode != 0:
+        print(f"spite arena finals: the tournament stopped (exit {played.returncode}); "
+              f"resume it with: spite tournament {plan.file} --db {plan.db} --resume", file=sys.stderr)
+        return 1
+    subprocess.run([*spite, "leaderboard", "--db", str(plan.db)])
+    return subprocess.run([*spite, "seed", "reveal", "--db", str(plan.db)]).returncode
+
+
+def register(sub: Any) -> None:
+    arena = sub.add_parser("arena", help="organize a hosted competition (entrants, pause, disable, incidents)")
+    commands = arena.add_subparsers(dest="command", required=True)
+
+    def command(name: str, help: str, func: Any) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = commands.add_parser(name, help=help)
+        parser.add_argument("--data", default="arena-data", help="the competition's data directory")
+        parser.set_defaults(func=func)
+        return parser
+
+    add = command("add-entrant", "add an entrant and print its API key (once)", cmd_add_entrant)
+    add.add_argument("name")
+    add.add_argument("--json", action="store_true")
+    rotate = command("rotate-key", "replace an entrant's lost or leaked key (prints the new one once)", cmd_rotate_key)
+    rotate.add_argument("name")
+    rotate.add_argument("--json", action="store_true")
+    command("pause", "stop scheduling new ladder games", cmd_flag)
+    command("resume", "schedule ladder games again", cmd_flag)
+    disable = command("disable", "take a bot version off the ladder, with a reason its owner sees", cmd_disable)
+    disable.add_argument("version", type=int, help="the version id (its page is /bots/ID)")
+    disable.add_argument("--reason", required=True)
+    command("rerun-void", "play void games again", cmd_rerun_void)
+    incidents = command("incidents", "crashes, timeouts, platform faults, refused uploads", cmd_incidents)
+    incidents.add_argument("--limit", type=int, default=50)
+    incidents.add_argument("--json", action="store_true")
+    finals = command("finals", "pause the ladder and play the finals of its top versions (duplicate deals, "
+                     "stop when separated, tau 0, committed seed)", cmd_finals)
+    finals.add_argument("file", help="the competition file (its [finals] table)")
+    status = command("status", "the ladder's state and leaderboard (and with --server, its workers' health)",
+                     cmd_status)
+    status.add_argument("--json", action="store_true")
+    status.add_argument("--server", help="the running server's web address, to show its worker slots")
