@@ -27,7 +27,8 @@ from .standings import rows as standing_rows
 from .store import FinishedMatch, Store, StoreError, TournamentRow
 from .timing import bucket_value
 
-RESULTS = ("win", "draw", "loss")
+RESULTS = ("won", "drawn", "lost")
+"""A game's result from one bot's side, the words ``spite games --result`` and ``/games?result=`` take."""
 ENDINGS = tuple(e.value for e in Ending)
 RECENT_GAMES = 20
 
@@ -140,13 +141,13 @@ class GameRow:
         return tuple(s for s, (b, e) in enumerate(zip(self.bots, self.entrants)) if name in (b, e))
 
     def result_for(self, name: str) -> str | None:
-        """``win``, ``draw`` or ``loss`` for the bot or entrant ``name``; None if it did not play."""
+        """``won``, ``drawn`` or ``lost`` for the bot or entrant ``name``; None if it did not play."""
         seats = self.seats_of(name)
         if not seats:
             return None
         if not self.winners:
-            return "draw"
-        return "win" if set(seats) & set(self.winners) else "loss"
+            return "drawn"
+        return "won" if set(seats) & set(self.winners) else "lost"
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -431,6 +432,10 @@ class Queries:
                 continue
             for match in self.store.finished(found.id):
                 yield from (_game_row(found.id, rules, match, game) for game in match.games)
+
+    def bot_names(self) -> list[str]:
+        """Every bot that entered a tournament in the store, sorted."""
+        return [str(row[0]) for row in self.store.db.execute("SELECT DISTINCT name FROM bots ORDER BY name")]
 
     def replay(self, match_id: int, game_number: int) -> ReplayRef:
         """The replay file of a game, by the store's own record of it (never a path from outside).

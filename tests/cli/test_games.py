@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tournaments.games import GameFilter, find_games
-from tournaments.store import Store
+from tournaments.queries import GameFilter, Queries
 
 from .conftest import spite
 
@@ -23,16 +22,21 @@ def test_the_games_a_bot_lost_each_with_a_replay(league: Path) -> None:
 
 
 def test_filters_agree_with_the_typed_query(league: Path) -> None:
-    with Store(league / "league.db", readonly=True) as store:
-        everything = find_games(store, GameFilter())
-        crashes = find_games(store, GameFilter(ending="crash"))
-        greedy_vs_random = find_games(store, GameFilter(bot="greedy", opponent="random"))
+    """The command reads through tournaments.queries, the module spite web's games list uses."""
+    with Queries.open(league / "league.db") as queries:
+        everything = queries.games(GameFilter(limit=10_000)).games
+        crashes = queries.games(GameFilter(ending="crash", limit=10_000)).games
+        greedy_vs_random = queries.games(GameFilter(bot="greedy", opponent="random", limit=10_000)).games
+        replays = [str(queries.replay(g.match_id, g.game_number).path) for g in crashes]
     assert crashes and all(g.ending == "crash" for g in crashes)
-    assert all("random" in g.bots and g.seat is not None and g.bots[g.seat] == "greedy" for g in greedy_vs_random)
+    assert greedy_vs_random and all(set(g.bots) == {"greedy", "random"} for g in greedy_vs_random)
     run = spite("games", "--db", "league.db", "--json", cwd=league)
     assert len(json.loads(run.stdout)) == len(everything)
     run = spite("games", "--db", "league.db", "--ending", "crash", "--tournament", "league", "--json", cwd=league)
-    assert [g["replay"] for g in json.loads(run.stdout)] == [g.replay for g in crashes]
+    assert [g["replay"] for g in json.loads(run.stdout)] == replays
+    run = spite("games", "--db", "league.db", "--bot", "greedy", "--opponent", "random", "--json", cwd=league)
+    rows = json.loads(run.stdout)
+    assert len(rows) == len(greedy_vs_random) and all(r["bots"][r["seat"]] == "greedy" for r in rows)
 
 
 def test_an_unknown_bot_or_tournament_is_one_line(league: Path) -> None:

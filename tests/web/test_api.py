@@ -23,7 +23,7 @@ def client(league: League) -> TestClient:
 
 
 @pytest.mark.parametrize("url", ["/", "/tournaments/1", "/tournaments/1/bots/greedy", "/games",
-                                 "/games?bot=greedy&result=loss&ending=stalemate&rules=standard&tournament=1",
+                                 "/games?bot=greedy&result=lost&ending=stalemate&rules=standard&tournament=1",
                                  "/latest", "/api/tournaments", "/api/tournaments/1", "/api/tournaments/1/leaderboard",
                                  "/api/tournaments/1/ratings", "/api/tournaments/1/bots/naive", "/api/games?bot=random",
                                  "/static/site.css", "/static/viewer.js"])
@@ -36,7 +36,7 @@ def test_pages_answer(client: TestClient, url: str) -> None:
     ("/tournaments/x", 404, "Not Found"),
     ("/tournaments/1/bots/nobody", 404, "no bot 'nobody'"),
     ("/api/tournaments/1/bots/nobody", 404, "no bot 'nobody'"),
-    ("/games?result=win", 400, "result needs bot"),
+    ("/games?result=won", 400, "result needs bot"),
     ("/api/games?ending=checkmate", 400, "ending must be one of"),
     ("/api/games?limit=-5", 400, "limit must be 1..1000"),
     ("/api/games?tournament=abc", 400, "tournament must be a whole number"),

@@ -94,12 +94,12 @@ def test_the_games_list_finds_the_games_a_bot_lost(league: League, server: str, 
     page.goto(f"{server}/games")
     assert page.locator("#games tbody tr").count() == 6
     page.fill("input[name=bot]", "greedy")
-    page.select_option("select[name=result]", "loss")
+    page.select_option("select[name=result]", "lost")
     page.click("form.filters button")
-    page.wait_for_url(re.compile(r"result=loss"))
+    page.wait_for_url(re.compile(r"result=lost"))
     with Queries.open(league.db) as q:
         from tournaments.queries import GameFilter
-        lost = q.games(GameFilter(bot="greedy", result="loss")).total
+        lost = q.games(GameFilter(bot="greedy", result="lost")).total
     assert page.locator("#games tbody tr .result.loss").count() == lost
     assert page.locator("#games tbody tr .result.win, #games tbody tr .result.draw").count() == 0
     screenshot(page, "games-lost")

@@ -35,10 +35,10 @@ def test_games_filters(league: League) -> None:
         assert everything.total == 6 and len(everything.games) == 6
         greedy = q.games(GameFilter(bot="greedy"))
         assert greedy.total == 4 and all("greedy" in g.bots for g in greedy.games)
-        lost = q.games(GameFilter(bot="greedy", result="loss"))
-        assert all(g.result_for("greedy") == "loss" for g in lost.games)
-        won = q.games(GameFilter(bot="greedy", result="win")).total
-        drawn = q.games(GameFilter(bot="greedy", result="draw")).total
+        lost = q.games(GameFilter(bot="greedy", result="lost"))
+        assert all(g.result_for("greedy") == "lost" for g in lost.games)
+        won = q.games(GameFilter(bot="greedy", result="won")).total
+        drawn = q.games(GameFilter(bot="greedy", result="drawn")).total
         assert lost.total + won + drawn == greedy.total
         pair = q.games(GameFilter(bot="greedy", opponent="naive"))
         assert pair.total == 2 and all(set(g.bots) == {"greedy", "naive"} for g in pair.games)
@@ -50,8 +50,8 @@ def test_games_filters(league: League) -> None:
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"result": "win"}, "result needs bot"),
-    ({"bot": "x", "result": "won"}, "result must be one of"),
+    ({"result": "won"}, "result needs bot"),
+    ({"bot": "x", "result": "win"}, "result must be one of"),
     ({"ending": "checkmate"}, "ending must be one of"),
     ({"limit": "0"}, "limit must be 1..1000"),
     ({"limit": "ten"}, "limit must be a whole number"),
