@@ -443,6 +443,10 @@ class Match(SeatRoster):
     def status_pb(self) -> rpb.MatchStatus:
         return reports.status_pb(self)
 
+    def report(self) -> reports.MatchSummary:
+        """The whole result, typed (:class:`referee.reports.MatchSummary`)."""
+        return reports.report(self)
+
     def summary(self) -> dict[str, Any]:
         """The whole result as plain data (for the tournament store and --json output)."""
         return reports.summary(self)

@@ -8,7 +8,7 @@ from typing import Any, Protocol, Sequence
 
 from spite.v1 import referee_pb2 as rpb
 
-from spite_engine import Outcome, RuleSet
+from spite_engine import Ending, Outcome, RuleSet
 from spite_wire import outcome_to_proto, rules_to_proto
 
 from .deadlines import Thinking
@@ -36,14 +36,15 @@ class SeatReport:
     def percentile_us(self, q: float) -> int:
         return _percentile(self.decision_us, q)
 
+    def summary(self) -> SeatSummary:
+        """The frozen record of this seat, as the store and ``--json`` keep it."""
+        return SeatSummary(self.seat, self.name, self.version, self.status, self.timeouts, self.illegal_moves,
+                           self.malformed, self.crashes, self.decisions, self.percentile_us(0.5),
+                           self.percentile_us(0.99), tuple(self.faults), _percentile(self.decision_cpu_us, 0.5),
+                           _percentile(self.decision_cpu_us, 0.99), sum(self.decision_cpu_us))
+
     def to_dict(self) -> dict[str, Any]:
-        return {"seat": self.seat, "name": self.name, "version": self.version, "status": self.status,
-                "timeouts": self.timeouts, "illegal_moves": self.illegal_moves, "malformed": self.malformed,
-                "crashes": self.crashes, "decisions": self.decisions,
-                "decision_us_p50": self.percentile_us(0.5), "decision_us_p99": self.percentile_us(0.99),
-                "cpu_us_p50": _percentile(self.decision_cpu_us, 0.5),
-                "cpu_us_p99": _percentile(self.decision_cpu_us, 0.99),
-                "cpu_us_total": sum(self.decision_cpu_us), "faults": self.faults}
+        return self.summary().to_dict()
 
 
 def _percentile(values: list[int], q: float) -> int:
@@ -53,8 +54,10 @@ def _percentile(values: list[int], q: float) -> int:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-@dataclass
+@dataclass(frozen=True)
 class GameResult:
+    """One played game of a match."""
+
     game_number: int
     seed: int
     first_seat: int
@@ -63,9 +66,90 @@ class GameResult:
     turns: int
     replay: str | None = None
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameResult:
+        outcome = Outcome.from_dict(data["outcome"])
+        if outcome.ending is Ending.UNKNOWN:
+            raise ValueError("a game result without a known ending")
+        return cls(int(data["game_number"]), int(data["seed"]), int(data["first_seat"]), outcome,
+                   int(data["moves"]), int(data["turns"]), data.get("replay"))
+
     def to_dict(self) -> dict[str, Any]:
         return {"game_number": self.game_number, "seed": self.seed, "first_seat": self.first_seat,
                 "outcome": self.outcome.to_dict(), "moves": self.moves, "turns": self.turns, "replay": self.replay}
+
+
+@dataclass(frozen=True)
+class SeatSummary:
+    """One seat's report of a played match."""
+
+    seat: int
+    name: str
+    version: str
+    status: SeatStatus
+    timeouts: int
+    illegal_moves: int
+    malformed: int
+    crashes: int
+    decisions: int
+    decision_us_p50: int
+    decision_us_p99: int
+    faults: tuple[str, ...]
+    cpu_us_p50: int = 0
+    cpu_us_p99: int = 0
+    cpu_us_total: int = 0
+    crash: str = ""
+    """When the bot crashed: the exception and where it was raised, from its log's last lines."""
+    log: str = ""
+    """When the bot crashed: the path of its whole (capped) log."""
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SeatSummary:
+        return cls(int(data["seat"]), str(data["name"]), str(data["version"]), SeatStatus(data["status"]),
+                   int(data["timeouts"]), int(data["illegal_moves"]), int(data["malformed"]), int(data["crashes"]),
+                   int(data["decisions"]), int(data["decision_us_p50"]), int(data["decision_us_p99"]),
+                   tuple(str(f) for f in data["faults"]), int(data.get("cpu_us_p50", 0)),
+                   int(data.get("cpu_us_p99", 0)), int(data.get("cpu_us_total", 0)), str(data.get("crash", "")),
+                   str(data.get("log", "")))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "name": self.name, "version": self.version, "status": self.status.value,
+                "timeouts": self.timeouts, "illegal_moves": self.illegal_moves, "malformed": self.malformed,
+                "crashes": self.crashes, "decisions": self.decisions, "decision_us_p50": self.decision_us_p50,
+                "decision_us_p99": self.decision_us_p99, "faults": list(self.faults), "cpu_us_p50": self.cpu_us_p50,
+                "cpu_us_p99": self.cpu_us_p99, "cpu_us_total": self.cpu_us_total, "crash": self.crash, "log": self.log}
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    """A played match as the referee reported it."""
+
+    state: MatchState
+    points: tuple[int, ...]
+    """Per seat over the match; empty unless it finished."""
+    seats: tuple[SeatSummary, ...]
+    games: tuple[GameResult, ...]
+    winners: tuple[int, ...] = ()
+    void_reason: str = ""
+    match_id: str = ""
+    rules: str = ""
+    seed: int = 0
+    thinking: str = "allowed"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MatchSummary:
+        return cls(MatchState(data.get("state", MatchState.FINISHED.value)), tuple(int(p) for p in data["points"]),
+                   tuple(SeatSummary.from_dict(s) for s in data["seats"]),
+                   tuple(GameResult.from_dict(g) for g in data["games"]),
+                   tuple(int(w) for w in data.get("winners", ())), str(data.get("void_reason") or ""),
+                   str(data.get("match_id", "")), str(data.get("rules", "")), int(data.get("seed", 0)),
+                   str(data.get("thinking", "allowed")))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"match_id": self.match_id, "state": self.state.value, "rules": self.rules, "seed": self.seed,
+                "thinking": self.thinking, "void_reason": self.void_reason,
+                "seats": [s.to_dict() for s in self.seats], "games": [g.to_dict() for g in self.games],
+                "points": list(self.points), "winners": list(self.winners)}
 
 
 class _Seat(Protocol):
@@ -129,11 +213,14 @@ def status_pb(self: MatchView) -> rpb.MatchStatus:
     return message
 
 
+def report(self: MatchView) -> MatchSummary:
+    """The whole result, typed: what a worker returns and the stores record."""
+    return MatchSummary(self.state_name, tuple(self.match_over.points) if self.match_over else (),
+                        tuple(s.report.summary() for s in self.seats), tuple(self.results),
+                        tuple(self.match_over.winners) if self.match_over else (), self.void_reason,
+                        self.match_id, self.rules.name, self.config.seed, self.config.thinking.value)
+
+
 def summary(self: MatchView) -> dict[str, Any]:
-    """The whole result as plain data (for the tournament store and --json output)."""
-    return {"match_id": self.match_id, "state": self.state_name, "rules": self.rules.name,
-            "seed": self.config.seed, "thinking": self.config.thinking.value, "void_reason": self.void_reason,
-            "seats": [s.report.to_dict() for s in self.seats],
-            "games": [g.to_dict() for g in self.results],
-            "points": list(self.match_over.points) if self.match_over else [],
-            "winners": list(self.match_over.winners) if self.match_over else []}
+    """The whole result as plain data (``--json`` output): :func:`report` as JSON-ready data."""
+    return report(self).to_dict()

@@ -21,7 +21,8 @@ from pathlib import Path
 from referee.server import RunningReferee
 from referee.status import MatchState
 from tournaments.backends import Backend, WorkerDied
-from tournaments.jobs import JobResult, MatchJob, MatchSummary, SeatJob
+from referee.reports import MatchSummary
+from tournaments.jobs import JobResult, MatchJob, SeatJob
 
 from .config import Competition
 from .matchmaker import next_pairing
@@ -216,7 +217,7 @@ class Ladder:
         finally:
             for bot in reserved.values():
                 bot.in_flight -= 1
-        summary = MatchSummary.from_dict(played.match.summary())
+        summary = played.match.report()
         if summary.state is MatchState.VOID:
             return JobResult(game.id, worker, False, summary, f"void: {summary.void_reason}", platform_fault=True)
         if summary.state is not MatchState.FINISHED or not summary.games:

@@ -1,5 +1,6 @@
 """The declared shapes that travel between the runner, its workers and the store: a match
-to play (:class:`MatchJob`) and what came of it (:class:`JobResult`).
+to play (:class:`MatchJob`) and what came of it (:class:`JobResult`, holding the referee's
+own typed :class:`referee.reports.MatchSummary`).
 
 They cross a process boundary as JSON (a worker's stdin and stdout, a Dask task), so each
 has ``to_dict`` and a checking ``from_dict``; everything on this side of the boundary reads
@@ -8,12 +9,11 @@ attributes, never string keys.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from referee.match import LAG_LIMIT_MS, Policy, Thinking, TimeControl
-from referee.status import MatchState, SeatStatus
-from spite_engine import Ending, Outcome
+from referee.reports import GameResult, MatchSummary, SeatSummary
 
 
 @dataclass(frozen=True)
@@ -67,94 +67,6 @@ class MatchJob:
             thinking=Thinking(data.get("thinking", Thinking.ALLOWED.value)),
             hide=tuple(str(p) for p in data.get("hide", ())),
             lag_limit_ms=int(data.get("lag_limit_ms", LAG_LIMIT_MS)))
-
-
-@dataclass(frozen=True)
-class SeatSummary:
-    """One seat's report of a played match."""
-
-    seat: int
-    name: str
-    version: str
-    status: SeatStatus
-    timeouts: int
-    illegal_moves: int
-    malformed: int
-    crashes: int
-    decisions: int
-    decision_us_p50: int
-    decision_us_p99: int
-    faults: tuple[str, ...]
-    cpu_us_p50: int = 0
-    cpu_us_p99: int = 0
-    cpu_us_total: int = 0
-    crash: str = ""
-    """When the bot crashed: the exception and where it was raised, from its log's last lines."""
-    log: str = ""
-    """When the bot crashed: the path of its whole (capped) log."""
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> SeatSummary:
-        return cls(int(data["seat"]), str(data["name"]), str(data["version"]), SeatStatus(data["status"]),
-                   int(data["timeouts"]), int(data["illegal_moves"]), int(data["malformed"]), int(data["crashes"]),
-                   int(data["decisions"]), int(data["decision_us_p50"]), int(data["decision_us_p99"]),
-                   tuple(str(f) for f in data["faults"]), int(data.get("cpu_us_p50", 0)),
-                   int(data.get("cpu_us_p99", 0)), int(data.get("cpu_us_total", 0)), str(data.get("crash", "")),
-                   str(data.get("log", "")))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"seat": self.seat, "name": self.name, "version": self.version, "status": self.status.value,
-                "timeouts": self.timeouts, "illegal_moves": self.illegal_moves, "malformed": self.malformed,
-                "crashes": self.crashes, "decisions": self.decisions, "decision_us_p50": self.decision_us_p50,
-                "decision_us_p99": self.decision_us_p99, "faults": list(self.faults), "cpu_us_p50": self.cpu_us_p50,
-                "cpu_us_p99": self.cpu_us_p99, "cpu_us_total": self.cpu_us_total, "crash": self.crash, "log": self.log}
-
-
-@dataclass(frozen=True)
-class GameSummary:
-    game_number: int
-    seed: int
-    first_seat: int
-    outcome: Outcome
-    moves: int
-    turns: int
-    replay: str | None = None
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GameSummary:
-        outcome = Outcome.from_dict(data["outcome"])
-        if outcome.ending is Ending.UNKNOWN:
-            raise ValueError("a game result without a known ending")
-        return cls(int(data["game_number"]), int(data["seed"]), int(data["first_seat"]), outcome,
-                   int(data["moves"]), int(data["turns"]), data.get("replay"))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"game_number": self.game_number, "seed": self.seed, "first_seat": self.first_seat,
-                "outcome": self.outcome.to_dict(), "moves": self.moves, "turns": self.turns, "replay": self.replay}
-
-
-@dataclass(frozen=True)
-class MatchSummary:
-    """A played match as the referee reported it."""
-
-    state: MatchState
-    points: tuple[int, ...]
-    seats: tuple[SeatSummary, ...]
-    games: tuple[GameSummary, ...]
-    winners: tuple[int, ...] = ()
-    void_reason: str = ""
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> MatchSummary:
-        return cls(MatchState(data.get("state", MatchState.FINISHED.value)), tuple(int(p) for p in data["points"]),
-                   tuple(SeatSummary.from_dict(s) for s in data["seats"]),
-                   tuple(GameSummary.from_dict(g) for g in data["games"]),
-                   tuple(int(w) for w in data.get("winners", ())), str(data.get("void_reason") or ""))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"state": self.state.value, "points": list(self.points), "seats": [s.to_dict() for s in self.seats],
-                "games": [g.to_dict() for g in self.games], "winners": list(self.winners),
-                "void_reason": self.void_reason}
 
 
 @dataclass(frozen=True)

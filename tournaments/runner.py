@@ -26,12 +26,13 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from referee.manifest import bot_fingerprint
+from referee.reports import MatchSummary
 from spite_engine.rng import derive
 
 from . import seeds
 from .backends import Backend, DaskBackend, LocalBackend, TournamentError, WorkerDied
 from .config import TournamentConfig
-from .jobs import JobResult, MatchJob, MatchSummary, SeatJob
+from .jobs import JobResult, MatchJob, SeatJob
 from .ratings import Ratings, placings, separated
 from .schedule import Scheduler
 from .standings import BotHealth, Standings, rows

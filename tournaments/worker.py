@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import socket
@@ -31,7 +32,7 @@ from referee.manifest import bot_fingerprint
 
 from referee.status import MatchState
 
-from .jobs import JobResult, MatchJob, MatchSummary
+from .jobs import JobResult, MatchJob
 from .timing import histogram
 
 def worker_name(cpu: int | None = None) -> str:
@@ -67,12 +68,14 @@ async def play(job: MatchJob, worker: str = "") -> JobResult:
     except Exception as error:  # a worker failure (not the bots'): the runner retries, then voids
         return JobResult.failure(job.match_id, worker, f"{type(error).__name__}: {error}")
     match = local.match
-    raw = match.summary()
-    for seat, log in zip(raw["seats"], local.logs):  # a crash's traceback, for the failing-bots panel
-        if seat["crashes"] and log is not None:
-            seat["log"] = str(log)
-            seat["crash"] = botlogs.crash_summary(botlogs.tail(log)) or " | ".join(botlogs.tail(log, 2))
-    summary = MatchSummary.from_dict(raw)
+    summary = match.report()
+    crashed = []  # a crash's traceback and log, for the failing-bots panel
+    for report, log in zip(summary.seats, local.logs):
+        if report.crashes and log is not None:
+            crash = botlogs.crash_summary(botlogs.tail(log)) or " | ".join(botlogs.tail(log, 2))
+            report = dataclasses.replace(report, crash=crash, log=str(log))
+        crashed.append(report)
+    summary = dataclasses.replace(summary, seats=tuple(crashed))
     if summary.state is MatchState.VOID:
         return JobResult(job.match_id, worker, False, summary, f"void: {summary.void_reason}", platform_fault=True)
     if summary.state is not MatchState.FINISHED or not summary.points:

@@ -10,7 +10,8 @@ import pytest
 from referee.match import Policy, Thinking, TimeControl
 from referee.status import MatchState, SeatStatus
 from spite_engine import Ending, Outcome
-from tournaments.jobs import GameSummary, JobResult, MatchJob, MatchSummary, SeatJob, SeatSummary
+from referee.reports import GameResult, MatchSummary, SeatSummary
+from tournaments.jobs import JobResult, MatchJob, SeatJob
 
 
 def test_a_job_round_trips_through_json() -> None:
@@ -39,7 +40,7 @@ def test_a_broken_job_is_refused(broken: dict[str, object]) -> None:
 
 def test_a_result_round_trips_with_its_enums() -> None:
     seat = SeatSummary(1, "greedy", "1.0", SeatStatus.TIMEOUT, 2, 0, 0, 0, 40, 900, 2100, ("game 0: late",), 10, 20, 30)
-    game = GameSummary(0, 2**64 - 2, 1, Outcome(Ending.TIMEOUT, (0,), (1, 0), "greedy ran out of time", 1), 80, 30,
+    game = GameResult(0, 2**64 - 2, 1, Outcome(Ending.TIMEOUT, (0,), (1, 0), "greedy ran out of time", 1), 80, 30,
                        "/r/m-g000.jsonl.gz")
     result = JobResult(7, "host:1", True, MatchSummary(MatchState.FINISHED, (1, 0), (seat, seat), (game,), (0,)),
                        histograms=({"80": 3}, {}), elapsed_s=1.25)
@@ -55,5 +56,5 @@ def test_a_result_with_an_unknown_status_or_ending_is_refused() -> None:
     with pytest.raises(ValueError):
         SeatSummary.from_dict(seat)
     with pytest.raises(ValueError):
-        GameSummary.from_dict({"game_number": 0, "seed": 1, "first_seat": 0, "moves": 1, "turns": 1,
+        GameResult.from_dict({"game_number": 0, "seed": 1, "first_seat": 0, "moves": 1, "turns": 1,
                                "outcome": {"ending": "boredom", "winners": [], "scores": [0, 0], "reason": "?"}})
