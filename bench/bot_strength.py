@@ -24,6 +24,7 @@ import importlib.util
 import itertools
 import math
 import multiprocessing
+import os
 import random
 import sys
 import time
@@ -34,9 +35,10 @@ from referee.rules import Ending, GameState, Outcome, RuleSet, observe, parse_ru
 from referee.rules.rng import derive
 from spite_sdk import policies
 from spite_sdk.planning import plan_turn
+from spite_sdk.rivals import h13_move, skipbo_naive_move
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = ("planner", "sampler", "greedy", "random", "naive")
+BOTS = ("planner", "sampler", "greedy", "random", "naive", "skipbo-naive", "h13-like")
 
 Agent = Callable[[Any, random.Random], list[Any]]
 """An in-process bot: (engine observation, the game's rng) -> a plan (one move or more)."""
@@ -70,6 +72,10 @@ def make_agent(name: str, samples: int) -> Agent:
         return lambda view, rng: [policies.random_move(view, rng)]
     if name == "naive":
         return lambda view, rng: [policies.naive_move(view, rng)]
+    if name == "skipbo-naive":
+        return lambda view, rng: [skipbo_naive_move(view, rng)]
+    if name == "h13-like":
+        return lambda view, rng: [h13_move(view, rng)]
     raise SystemExit(f"unknown bot {name!r}; known: {', '.join(BOTS)}")
 
 
@@ -110,15 +116,22 @@ def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def run_deals(job: tuple[str, str, str, list[int], int, int]) -> list[int]:
-    """Play ``deals`` of ``a`` against ``b`` (seats swapped within each deal); returns
-    [wins, draws, losses, stalemates, other draws] for ``a``."""
+DEAL_SPLIT = ("both won", "split", "both lost", "with a draw")
+"""How a deal went for the first bot over its two games (one in each seat order)."""
+
+
+def run_deals(job: tuple[str, str, str, list[int], int, int]) -> list[float]:
+    """Play ``deals`` of ``a`` against ``b`` (seats swapped within each deal); returns, for
+    ``a``: [wins, draws, losses, stalemates, other draws, deals both won, deals split one
+    win each, deals both lost, deals with a draw, CPU seconds]."""
     spec, a, b, deals, samples, master = job
+    cpu = time.process_time()
     rules = parse_rules(spec)
-    tally = [0, 0, 0, 0, 0]
+    tally = [0.0] * 10
     players = rules.players
     for deal in deals:
         seed = derive(master, f"bot-strength:{deal}")
+        results = []
         for swap in (0, 1):
             # a on even seats, b on odd seats (with partners: a team each); swapped in the second game.
             names = [(a if (seat + swap) % 2 == 0 else b) for seat in range(players)]
@@ -128,11 +141,32 @@ def run_deals(job: tuple[str, str, str, list[int], int, int]) -> list[int]:
             if not outcome.winners:
                 tally[1] += 1
                 tally[3 if outcome.ending is Ending.STALEMATE else 4] += 1
+                results.append("d")
             elif a_seats & set(outcome.winners):
                 tally[0] += 1
+                results.append("w")
             else:
                 tally[2] += 1
+                results.append("l")
+        if "d" in results:
+            tally[8] += 1
+        else:
+            tally[5 + {2: 0, 1: 1, 0: 2}[results.count("w")]] += 1
+    tally[9] = time.process_time() - cpu
     return tally
+
+
+def parse_pairs(text: str) -> list[tuple[str, str]]:
+    """``a:b,c:d`` as pairs; an empty text: every pairing of the four fast bots."""
+    if not text:
+        return list(itertools.combinations(("planner", "greedy", "random", "naive"), 2))
+    pairs = []
+    for item in text.split(","):
+        a, sep, b = item.partition(":")
+        if not sep or a not in BOTS or b not in BOTS:
+            raise SystemExit(f"--pairs: {item!r} is not a:b with a and b among {', '.join(BOTS)}")
+        pairs.append((a, b))
+    return pairs
 
 
 def main() -> None:
@@ -142,32 +176,55 @@ def main() -> None:
     parser.add_argument("--pairs", default="", help="a:b,c:d (default: every pairing of planner, greedy, random, naive)")
     parser.add_argument("--samples", type=int, default=8, help="the sampler's samples per sampled decision")
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                        help="worker processes (default: 2, or 1 on a one-core machine)")
+    parser.add_argument("--markdown", action="store_true", help="also print the rows as a markdown table")
     args = parser.parse_args()
-    if args.pairs:
-        pairs = [tuple(p.split(":")) for p in args.pairs.split(",")]
-    else:
-        pairs = list(itertools.combinations(("planner", "greedy", "random", "naive"), 2))
+    pairs = parse_pairs(args.pairs)
     deals = max(1, args.games // 2)
     print(f"rules {args.rules}, {2 * deals} games per pairing (duplicate deals), seed {args.seed}, "
-          f"sampler {args.samples} samples/decision", flush=True)
-    print(f"{'bot':>8} {'vs':>8} {'games':>6} {'W':>6} {'D':>5} {'L':>6} {'win %':>7} {'95% interval':>16} "
-          f"{'stalemate':>9} {'other draw':>10} {'s':>7}", flush=True)
-    for a, b in pairs:
-        started = time.perf_counter()
-        chunks = [list(range(i, deals, args.jobs)) for i in range(args.jobs)]
-        jobs = [(args.rules, a, b, chunk, args.samples, args.seed) for chunk in chunks]
-        if args.jobs > 1:
-            with multiprocessing.Pool(args.jobs) as pool:
-                parts = pool.map(run_deals, jobs)
-        else:
-            parts = [run_deals(jobs[0])]
-        w, d, l, stale, other = (sum(p[i] for p in parts) for i in range(5))
-        games = w + d + l
-        low, high = wilson(w, games)
-        print(f"{a:>8} {b:>8} {games:>6} {w:>6} {d:>5} {l:>6} {w / games:>7.1%} "
-              f"{f'[{low:.1%}, {high:.1%}]':>16} {stale / games:>9.1%} {other / games:>10.1%} "
-              f"{time.perf_counter() - started:>7.0f}", flush=True)
+          f"sampler {args.samples} samples/decision, {args.jobs} jobs", flush=True)
+    print(f"{'bot':>12} {'vs':>12} {'games':>6} {'W':>6} {'D':>5} {'L':>6} {'win %':>7} {'95% interval':>16} "
+          f"{'deals ++/+-/--/d':>20} {'stalemate':>9} {'other draw':>10} {'cpu s':>7}", flush=True)
+    # Every pairing's deals are cut into chunks, all dealt to one pool: both cores stay busy
+    # across pairings, and a pairing's row is printed as soon as its last chunk is in.
+    chunks_per_pair = max(1, args.jobs * 4) if args.jobs > 1 else 1
+    jobs = [(args.rules, a, b, list(range(i, deals, chunks_per_pair)), args.samples, args.seed)
+            for a, b in pairs for i in range(min(chunks_per_pair, deals))]
+    per_pair = len(jobs) // len(pairs)
+    rows = []
+    started = time.perf_counter()
+    pool = multiprocessing.Pool(args.jobs) if args.jobs > 1 else None
+    try:
+        results = pool.imap(run_deals, jobs) if pool is not None else map(run_deals, jobs)
+        parts: list[list[float]] = []
+        for part in results:
+            parts.append(part)
+            if len(parts) < per_pair:
+                continue
+            a, b = pairs[len(rows)]
+            total = [sum(p[i] for p in parts) for i in range(10)]
+            parts = []
+            w, d, l, stale, other = (int(x) for x in total[:5])
+            games = w + d + l
+            low, high = wilson(w, games)
+            split = "/".join(str(int(x)) for x in total[5:9])
+            rows.append((a, b, games, w, d, l, w / games, low, high, split, stale / games, other / games, total[9]))
+            print(f"{a:>12} {b:>12} {games:>6} {w:>6} {d:>5} {l:>6} {w / games:>7.1%} "
+                  f"{f'[{low:.1%}, {high:.1%}]':>16} {split:>20} {stale / games:>9.1%} {other / games:>10.1%} "
+                  f"{total[9]:>7.0f}", flush=True)
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    print(f"wall {time.perf_counter() - started:.0f} s", flush=True)
+    if args.markdown:
+        print()
+        print("| bot | vs | games | W | D | L | win % | 95% interval | deals ++ / +- / -- / draw | stalemate | CPU s |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for a, b, games, w, d, l, rate, low, high, split, stale, _, cpu in rows:
+            print(f"| {a} | {b} | {games:,} | {w:,} | {d:,} | {l:,} | **{rate:.1%}** | [{low:.1%}, {high:.1%}] | "
+                  f"{split.replace('/', ' / ')} | {stale:.1%} | {cpu:.0f} |")
     sys.stdout.flush()
 
 
