@@ -8,13 +8,18 @@ Each deal (a seed derived from ``--seed`` and the deal number) is played twice w
 seats swapped, so both bots get the same cards and the same first move in turn; ``--games``
 counts games (two per deal). Bots are the sample bots' own code run in process on the
 engine's observations: ``greedy``, ``random``, ``naive`` (``spite_sdk.policies``, seeded as
-the sample bots seed themselves), ``planner`` (``spite_sdk.planning``, its plans played the
-way the referee plays a plan) and ``sampler`` (``sample_bots/sampler/bot.py``) with a fixed
-``--samples`` per sampled decision instead of its clock, so runs are reproducible.
+the sample bots seed themselves), ``skipbo-naive`` and ``h13-like`` (``spite_sdk.rivals``),
+``planner`` (``spite_sdk.planning``), ``tactician`` (``sample_bots/tactician/strategy.py``),
+plans played the way the referee plays a plan, and ``sampler``
+(``sample_bots/sampler/bot.py``) with a fixed ``--samples`` per sampled decision instead of
+its clock, so runs are reproducible.
 
 For each pairing it prints the first bot's wins / draws / losses, its win rate with a
-Wilson 95% interval, the share of stalemates (and of other draws), and the time taken.
-``--jobs 2`` splits the deals over two processes.
+Wilson 95% interval, how the deals went for it (``++`` both games won, ``+-`` one each,
+``--`` both lost, ``d`` a draw in either), the share of stalemates (and of other draws) and
+the CPU seconds spent. The deals of every pairing go to one pool of ``--jobs`` processes
+(default 2: both cores), so pairings run side by side; ``--markdown`` repeats the rows as a
+table for docs/bots.md.
 """
 
 from __future__ import annotations
@@ -38,31 +43,40 @@ from spite_sdk.planning import plan_turn
 from spite_sdk.rivals import h13_move, skipbo_naive_move
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = ("planner", "sampler", "greedy", "random", "naive", "skipbo-naive", "h13-like")
+BOTS = ("tactician", "planner", "sampler", "greedy", "random", "naive", "skipbo-naive", "h13-like")
 
 Agent = Callable[[Any, random.Random], list[Any]]
 """An in-process bot: (engine observation, the game's rng) -> a plan (one move or more)."""
 
 
-_SAMPLER: list[Any] = []
+_MODULES: dict[str, Any] = {}
+
+
+def load_sample_module(bot: str, file: str = "bot.py") -> Any:
+    """``sample_bots/<bot>/<file>`` as a module (sample bots are scripts, not packages)."""
+    key = f"{bot}/{file}"
+    if key not in _MODULES:
+        name = f"sample_bot_{bot}_{Path(file).stem}".replace("-", "_")
+        spec = importlib.util.spec_from_file_location(name, ROOT / "sample_bots" / bot / file)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _MODULES[key] = module
+    return _MODULES[key]
 
 
 def load_sampler_module() -> Any:
-    """``sample_bots/sampler/bot.py`` as a module (it is a script, not a package)."""
-    if _SAMPLER:
-        return _SAMPLER[0]
-    spec = importlib.util.spec_from_file_location("sample_bot_sampler", ROOT / "sample_bots" / "sampler" / "bot.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    _SAMPLER.append(module)
-    return module
+    """``sample_bots/sampler/bot.py`` as a module."""
+    return load_sample_module("sampler")
 
 
 def make_agent(name: str, samples: int) -> Agent:
     """The named bot as an in-process agent."""
     if name == "planner":
         return lambda view, rng: plan_turn(view)
+    if name == "tactician":
+        tactician_plan = load_sample_module("tactician", "strategy.py").tactician_plan
+        return lambda view, rng: tactician_plan(view)
     if name == "sampler":
         sampler = load_sampler_module().Sampler(budget_ms=None, samples=samples)
         return lambda view, rng: sampler.decide(view, rng)

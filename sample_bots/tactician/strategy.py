@@ -2,23 +2,22 @@
 
 The search is :mod:`spite_sdk.planning`'s (every sequence of plays this turn, a branch ending
 where a card turns up, every position also a place to stop and discard), re-written here
-with three changes that the duplicate-deal benchmark against ``h13-like`` (skipbot's best
-published heuristic) showed to matter (docs/bots.md):
+with an evaluation tuned in duplicate-deal games against ``h13-like`` (skipbot's best
+published heuristic, :mod:`spite_sdk.rivals`) on deals apart from the benchmark's
+(docs/bots.md gives each change's effect). Against the planner's evaluation it differs in:
 
-* **Reach.** After the discard, how many ranks the turn leaves it short of its own stock
-  card on the best centre pile, counting what it keeps: the hand after the discard and the
-  tops of its discard piles, wilds covering any gap. Keeping back the cards that bridge to
-  the stock card next turn is worth more than playing them out now (h13's "keep back"
-  idea, measured instead of ruled).
-* **Danger with the opponent's discard tops.** For each opponent's natural stock card, the
-  same shortfall computed for the opponent: its visible discard tops (and wild tops) fill
-  ranks, the rest must come from its unseen hand. Opening a stock card that its discard
-  piles already reach is priced near a stock card of ours.
-* **Hand cards are not worth playing for their own sake**: a natural hand card played
-  earns little unless it empties the hand (five new cards at once).
+* **Danger counts the opponent's discard tops.** For each opponent's natural stock card,
+  the fewest ranks still missing before some centre pile takes it, once the opponent's
+  visible discard tops (wild tops for any rank) fill what they can: the rest must come from
+  its unseen hand. Leaving a stock card open that its discard piles already reach is priced
+  at 120, a sixth of a stock card of ours (the largest single gain measured).
+* **Discard-pile cards are kept.** Playing a discard top costs a little (-1.5) instead of
+  earning: a top is only worth playing when it leads to a stock card, an emptied hand or a
+  better discard. Stacked discard piles are the reserve that frees later stock cards.
+* **Wilds cost more** (15 instead of 7), and a natural hand card played earns 3.
 
 Every term is a function of the transposition key (centre heights as a multiset, hand,
-discard depths) and the discard, so the search stays exact for its evaluation.
+discard depths), so the search stays exact for its evaluation.
 
 It reads only fields the SDK's and the engine's observations share, so the same code runs
 in process (``bench/bot_strength.py``) and as ``sample_bots/tactician``.
@@ -38,18 +37,17 @@ WEIGHTS: dict[str, float] = {
     "win": 1_000_000.0,
     "empty_hand": 15.0,
     "hand_card": 3.0,
-    "pile_card": 1.5,
+    "pile_card": -1.5,
     "wild": 15.0,
     "danger0": 120.0,
     "danger1": 30.0,
     "danger2": 6.0,
-    "reach0": 12.0,
-    "reach1": 5.0,
-    "reach2": 2.0,
     "discard_wild": 20.0,
+    "danger_tops": 1.0,
 }
-"""The evaluation's weights (see the module docstring; ``dangerK`` and ``reachK`` are by how
-many ranks short the opponent, or the tactician, is)."""
+"""The evaluation's weights (see the module docstring and :mod:`spite_sdk.planning`;
+``dangerK`` is by how many ranks the opponent is short of its stock card; ``danger_tops`` 0
+leaves the opponent's discard tops out, as the planner does, for experiments)."""
 
 NODE_LIMIT: Final = 20_000
 """The search stops expanding after this many positions (a bound, not reached in practice)."""
@@ -71,7 +69,7 @@ def _gap_ranks(height: int, target: int) -> list[int]:
 
 def shortfall(heights: Sequence[int], target: int, cards: Sequence[int], wild: frozenset[int]) -> int:
     """The fewest ranks that ``cards`` (each used once, wilds for any rank) leave missing
-    before some centre pile takes a natural ``target``."""
+    before some centre pile of ``heights`` takes a natural ``target``."""
     wilds = sum(1 for c in cards if c in wild)
     best = 99
     for height in set(heights):
@@ -122,16 +120,14 @@ class Search:
                 continue
             stock = observation.stocks[index]
             if stock.visible and stock.visible[0] not in self.wild and index not in {t[0] for t in self.threats}:
-                tops = tuple(p[-1] for p in observation.discard_piles[other] if p)
+                tops = tuple(p[-1] for p in observation.discard_piles[other] if p) if w["danger_tops"] else ()
                 self.threats.append((stock.visible[0], tops))
         self.danger_weights = (w["danger0"], w["danger1"], w["danger2"])
-        self.reach_weights = (w["reach0"], w["reach1"], w["reach2"])
         self.hand0: tuple[int, ...] = tuple(sorted(observation.hand))
         self.seen: set[Any] = set()
         self.results: list[TurnPlan] = []
         self.stops: list[tuple[float, tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[Step, ...]]] = []
         self.danger_memo: dict[tuple[int, ...], float] = {}
-        self.reach_memo: dict[Any, float] = {}
         self.nodes = 0
         heights = tuple(len(p) for p in observation.centre_piles)
         self.run(heights, self.hand0, tuple(len(p) for p in self.piles), (), 0.0)
@@ -152,53 +148,32 @@ class Search:
             self.danger_memo[key] = cost
         return cost
 
-    def reach(self, heights: tuple[int, ...], kept: tuple[int, ...]) -> float:
-        """The value of what is kept (``kept``: hand after the discard and discard tops) for
-        reaching the stock card next turn."""
-        top = self.stock_top
-        if top is None or top in self.wild:
-            return self.reach_weights[0]
-        key = (tuple(sorted(heights)), kept)
-        value = self.reach_memo.get(key)
-        if value is None:
-            short = shortfall(key[0], top, kept, self.wild)
-            value = self.reach_weights[short] if short < len(self.reach_weights) else 0.0
-            self.reach_memo[key] = value
-        return value
-
     def best_discard(self, heights: tuple[int, ...], hand: tuple[int, ...],
                      depths: tuple[int, ...]) -> tuple[Step, float]:
-        """The best legal discard at the end of the turn, with the reach it leaves (or pass)."""
+        """The best legal discard at the end of the turn (or pass when none is legal)."""
         wild = self.wild
         needs = {h + 1 for h in heights}
         tops: list[int | None] = [self.piles[i][d - 1] if d else None for i, d in enumerate(depths)]
         empties = [i for i, d in enumerate(depths) if not d]
         targets = [i for i, d in enumerate(depths) if d] + empties[:1]
         best: Step = (PASS, HAND, 0, 0, 0)
-        kept_tops = tuple(t for t in tops if t is not None)
-        best_value = self.reach(heights, tuple(sorted(hand + kept_tops)))
-        passing = True
-        for card in sorted(set(hand)):
+        best_value = -1e18
+        for card in set(hand):
             if card == ACE and not self.discard_aces:
                 continue
             if self.no_block and card not in wild and card in needs and card <= QUEEN:
                 continue
-            rest = list(hand)
-            rest.remove(card)
             for target in targets:
-                new_tops = tuple(t for i, t in enumerate(tops) if i != target and t is not None) + (card,)
-                value = (discard_value(card, tops[target], card in wild, len(empties), needs, self.w)
-                         + self.reach(heights, tuple(sorted(rest + list(new_tops)))))
-                if passing or value > best_value:
-                    passing = False
+                value = discard_value(card, tops[target], card in wild, len(empties), needs, self.w)
+                if value > best_value:
                     best_value, best = value, (DISCARD, HAND, 0, card, target)
-        return best, best_value
+        return best, (0.0 if best[0] == PASS else best_value)
 
     def finish(self, complete: bool) -> list[TurnPlan]:
         """The plans, best first (with ``complete`` False, at least the best one)."""
         results = self.results
         best = max((plan.value for plan in results), default=-1e18)
-        bound = 5.0 + self.reach_weights[0]
+        bound = 5.0  # the most a discard adds
         self.stops.sort(key=lambda stop: -stop[0])
         for base, heights, hand, depths, path in self.stops:
             if not complete and base + bound < best:
