@@ -3,6 +3,8 @@
     .venv/bin/python bench/bot_strength.py --rules skip-bo+short-20 --pairs planner:naive --games 10000
     .venv/bin/python bench/bot_strength.py --rules standard --games 2000          # every pairing
     .venv/bin/python bench/bot_strength.py --rules standard --pairs sampler:planner --games 300 --samples 8
+    .venv/bin/python bench/bot_strength.py --rules skip-bo+short-20 --pairs tactician:h13-like --games 2000
+    .venv/bin/python bench/bot_strength.py --rules standard --pairs sampler:planner --games 100 --referee
 
 Each deal (a seed derived from ``--seed`` and the deal number) is played twice with the
 seats swapped, so both bots get the same cards and the same first move in turn; ``--games``
@@ -20,6 +22,11 @@ Wilson 95% interval, how the deals went for it (``++`` both games won, ``+-`` on
 the CPU seconds spent. The deals of every pairing go to one pool of ``--jobs`` processes
 (default 2: both cores), so pairings run side by side; ``--markdown`` repeats the rows as a
 table for docs/bots.md.
+
+``--referee`` plays the same kind of duplicate deals through the real referee instead, the
+bots as processes started from their bot.toml, under a time control (``--decision-ms``,
+``--bank-ms``; default 1 s and 10 s), two matches at a time (one per seat order): slower by
+far, but the only way to measure a bot that spends its clock, like the sampler.
 """
 
 from __future__ import annotations
@@ -170,6 +177,80 @@ def run_deals(job: tuple[str, str, str, list[int], int, int]) -> list[float]:
     return tally
 
 
+def run_referee_deals(spec: str, a: str, b: str, deals: int, master: int, decision_ms: int, bank_ms: int,
+                      env: dict[str, dict[str, str]], per_match: int) -> list[float]:
+    """Play ``deals`` of ``a`` against ``b`` through the real referee, the bots as processes
+    started from their bot.toml, under a time control: a block of ``per_match`` deals is a
+    match of ``a`` against ``b`` and one of ``b`` against ``a`` on the same seed, run side
+    by side (game k of both is dealt alike, and the other seat moves first). Returns the
+    same tally as :func:`run_deals`, plus the timeouts of ``a`` and of ``b`` (elements 10 and
+    11); the last element (9) is wall seconds, not CPU."""
+    import asyncio
+    import dataclasses
+
+    from referee.local import play_local_match
+    from referee.match import MatchConfig, Policy, TimeControl
+    from tournaments.manifest import resolve_bot
+
+    rules = parse_rules(spec)
+    if rules.players != 2:
+        raise SystemExit("--referee plays two-seat rule sets only")
+    manifests = {name: resolve_bot(name) for name in (a, b)}
+    for name, extra in env.items():
+        manifests[name] = dataclasses.replace(manifests[name], env={**manifests[name].env, **extra})
+    control = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms, connect_ms=20_000)
+    tally = [0.0] * 12
+    started = time.perf_counter()
+
+    async def block(number: int, games: int) -> None:
+        seed = derive(master, f"bot-strength-referee:{number}")
+        lineups = ([a, b], [b, a])
+        configs = [MatchConfig(rules, names, control, games=games, seed=seed, policy=Policy.SUBSTITUTE)
+                   for names in lineups]
+        results = await asyncio.gather(*(play_local_match([manifests[n] for n in names], config, bot_seed=number)
+                                         for names, config in zip(lineups, configs)))
+        by_game: dict[int, list[str]] = {}
+        for names, result in zip(lineups, results):
+            summary = result.match.summary()
+            a_seat = names.index(a)
+            tally[10] += summary["seats"][a_seat]["timeouts"]
+            tally[11] += summary["seats"][1 - a_seat]["timeouts"]
+            for game in summary["games"]:
+                outcome = game["outcome"]
+                winners = outcome["winners"]
+                if not winners:
+                    tally[1] += 1
+                    tally[3 if outcome["ending"] == Ending.STALEMATE.value else 4] += 1
+                    mark = "d"
+                elif a_seat in winners:
+                    tally[0] += 1
+                    mark = "w"
+                else:
+                    tally[2] += 1
+                    mark = "l"
+                by_game.setdefault(game["game_number"], []).append(mark)
+        for marks in by_game.values():
+            if "d" in marks or len(marks) != 2:
+                tally[8] += 1
+            else:
+                tally[5 + {2: 0, 1: 1, 0: 2}[marks.count("w")]] += 1
+
+    async def all_blocks() -> None:
+        done = 0
+        number = 0
+        while done < deals:
+            games = min(per_match, deals - done)
+            await block(number, games)
+            done += games
+            number += 1
+            print(f"  ... {done}/{deals} deals, {a} {int(tally[0])}-{int(tally[1])}-{int(tally[2])}, "
+                  f"{time.perf_counter() - started:.0f} s", flush=True)
+
+    asyncio.run(all_blocks())
+    tally[9] = time.perf_counter() - started
+    return tally
+
+
 def parse_pairs(text: str) -> list[tuple[str, str]]:
     """``a:b,c:d`` as pairs; an empty text: every pairing of the four fast bots."""
     if not text:
@@ -193,9 +274,35 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                         help="worker processes (default: 2, or 1 on a one-core machine)")
     parser.add_argument("--markdown", action="store_true", help="also print the rows as a markdown table")
+    parser.add_argument("--referee", action="store_true",
+                        help="play through the referee, bots as processes, under --decision-ms / --bank-ms")
+    parser.add_argument("--decision-ms", type=int, default=1000)
+    parser.add_argument("--bank-ms", type=int, default=10_000)
+    parser.add_argument("--deals-per-match", type=int, default=10)
+    parser.add_argument("--env", action="append", default=[], metavar="BOT:NAME=VALUE",
+                        help="extra environment for a bot process with --referee (e.g. sampler:SPITE_SAMPLER_MS=400)")
     args = parser.parse_args()
     pairs = parse_pairs(args.pairs)
     deals = max(1, args.games // 2)
+    if args.referee:
+        env: dict[str, dict[str, str]] = {}
+        for item in args.env:
+            bot, _, assignment = item.partition(":")
+            name, _, value = assignment.partition("=")
+            env.setdefault(bot, {})[name] = value
+        print(f"rules {args.rules}, {2 * deals} games per pairing (duplicate deals) through the referee, "
+              f"decision {args.decision_ms} ms, bank {args.bank_ms} ms, seed {args.seed}, env {env}", flush=True)
+        for a, b in pairs:
+            total = run_referee_deals(args.rules, a, b, deals, args.seed, args.decision_ms, args.bank_ms, env,
+                                      args.deals_per_match)
+            w, d, l = (int(x) for x in total[:3])
+            games = w + d + l
+            low, high = wilson(w, games)
+            split = " / ".join(str(int(x)) for x in total[5:9])
+            print(f"| {a} | {b} | {games:,} | {w:,} | {d:,} | {l:,} | **{w / games:.1%}** | [{low:.1%}, {high:.1%}] | "
+                  f"{split} | {total[3] / games:.1%} | timeouts {int(total[10])} / {int(total[11])} | "
+                  f"{total[9]:.0f} s wall |", flush=True)
+        return
     print(f"rules {args.rules}, {2 * deals} games per pairing (duplicate deals), seed {args.seed}, "
           f"sampler {args.samples} samples/decision, {args.jobs} jobs", flush=True)
     print(f"{'bot':>12} {'vs':>12} {'games':>6} {'W':>6} {'D':>5} {'L':>6} {'win %':>7} {'95% interval':>16} "
