@@ -313,7 +313,7 @@ def main() -> None:
     jobs = [(args.rules, a, b, list(range(i, deals, chunks_per_pair)), args.samples, args.seed)
             for a, b in pairs for i in range(min(chunks_per_pair, deals))]
     per_pair = len(jobs) // len(pairs)
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     started = time.perf_counter()
     pool = multiprocessing.Pool(args.jobs) if args.jobs > 1 else None
     try:
@@ -343,9 +343,10 @@ def main() -> None:
         print()
         print("| bot | vs | games | W | D | L | win % | 95% interval | deals ++ / +- / -- / draw | stalemate | CPU s |")
         print("|---|---|---|---|---|---|---|---|---|---|---|")
-        for a, b, games, w, d, l, rate, low, high, split, stale, _, cpu in rows:
-            print(f"| {a} | {b} | {games:,} | {w:,} | {d:,} | {l:,} | **{rate:.1%}** | [{low:.1%}, {high:.1%}] | "
-                  f"{split.replace('/', ' / ')} | {stale:.1%} | {cpu:.0f} |")
+        for row in rows:
+            a, b, games, wins, draws, losses, rate, low, high, split, stale, _, cpu = row
+            print(f"| {a} | {b} | {games:,} | {wins:,} | {draws:,} | {losses:,} | **{rate:.1%}** | "
+                  f"[{low:.1%}, {high:.1%}] | {split.replace('/', ' / ')} | {stale:.1%} | {cpu:.0f} |")
     sys.stdout.flush()
 
 

@@ -224,14 +224,15 @@ def h13_move(observation: Any, rng: random.Random) -> Any:
     discards = [m for m in moves if m.kind == DISCARD]
     if discards:
         piles = observation.discard_piles[seat]
-        position = {}
+        position: dict[int, int] = {}
         for rank_in_order, h in enumerate(order):
             position.setdefault(observation.hand[h], rank_in_order)
 
         def score(move: Any) -> int:
             pile = piles[move.target]
-            same = 600 if pile and pile[-1] == move.card else 0
-            return same - 20 * len(pile) - 10 * position[move.card]
+            card: int = move.card
+            same = 600 if pile and pile[-1] == card else 0
+            return same - 20 * len(pile) - 10 * position[card]
 
         return max(discards, key=score)
     following = (seat + 1) % observation.rules.players
