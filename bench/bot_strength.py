@@ -11,10 +11,11 @@ seats swapped, so both bots get the same cards and the same first move in turn; 
 counts games (two per deal). Bots are the sample bots' own code run in process on the
 engine's observations: ``greedy``, ``random``, ``naive`` (``spite_sdk.policies``, seeded as
 the sample bots seed themselves), ``skipbo-naive`` and ``h13-like`` (``spite_sdk.rivals``),
-``planner`` (``spite_sdk.planning``), ``tactician`` (``sample_bots/tactician/strategy.py``),
+``planner`` (``spite_sdk.planning``), ``tactician`` (``spite_sdk.tactics``),
 plans played the way the referee plays a plan, and ``sampler``
 (``sample_bots/sampler/bot.py``) with a fixed ``--samples`` per sampled decision instead of
-its clock, so runs are reproducible.
+its clock, so runs are reproducible; ``sampler-t`` is the sampler on the tactician
+(``SPITE_SAMPLER_BASE=tactician``: its candidates and its rollouts).
 
 For each pairing it prints the first bot's wins / draws / losses, its win rate with a
 Wilson 95% interval, how the deals went for it (``++`` both games won, ``+-`` one each,
@@ -48,9 +49,10 @@ from referee.rules.rng import derive
 from spite_sdk import policies
 from spite_sdk.planning import plan_turn
 from spite_sdk.rivals import h13_move, skipbo_naive_move
+from spite_sdk.tactics import tactician_plan
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = ("tactician", "planner", "sampler", "greedy", "random", "naive", "skipbo-naive", "h13-like")
+BOTS = ("tactician", "planner", "sampler", "sampler-t", "greedy", "random", "naive", "skipbo-naive", "h13-like")
 
 Agent = Callable[[Any, random.Random], list[Any]]
 """An in-process bot: (engine observation, the game's rng) -> a plan (one move or more)."""
@@ -82,10 +84,10 @@ def make_agent(name: str, samples: int) -> Agent:
     if name == "planner":
         return lambda view, rng: plan_turn(view)
     if name == "tactician":
-        tactician_plan = load_sample_module("tactician", "strategy.py").tactician_plan
         return lambda view, rng: tactician_plan(view)
-    if name == "sampler":
-        sampler = load_sampler_module().Sampler(budget_ms=None, samples=samples)
+    if name in ("sampler", "sampler-t"):
+        base = "tactician" if name == "sampler-t" else "planner"
+        sampler = load_sampler_module().Sampler(budget_ms=None, samples=samples, base=base)
         return lambda view, rng: sampler.decide(view, rng)
     if name == "greedy":
         return lambda view, rng: [policies.greedy_move(view)]

@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 from spite_sdk import Bot, Move, Observation
 from spite_sdk.planning import STOCK, WEIGHTS, candidate_plans, plan_turn
+from spite_sdk.tactics import tactician_candidates, tactician_plan
 
 from referee.rules import GameState, RuleSet, observe, parse_rules
 from referee.rules.determinize import determinize
@@ -49,6 +50,14 @@ MARGIN = 0.25
 (in stock cards): the planner's evaluation is the prior, the samples the evidence."""
 DEADLINE_SHARE = 0.4
 """At most this share of the time left before the referee's deadline is spent."""
+
+Candidates = Callable[[Any, int], list[tuple[float, list[Any]]]]
+Policy = Callable[[Any], list[Any]]
+BASES: dict[str, tuple[Candidates, Policy]] = {
+    "planner": (candidate_plans, plan_turn),
+    "tactician": (tactician_candidates, tactician_plan),
+}
+"""Whose candidates it compares and whose plans play the rollouts (``SPITE_SAMPLER_BASE``)."""
 
 _RULES: dict[str, RuleSet] = {}
 
@@ -72,12 +81,12 @@ def apply_plan(state: GameState, moves: list[Any], seat: int) -> None:
             return
 
 
-def finish_turns(state: GameState, turn_ends: int) -> None:
-    """Play on with the planner for every seat until ``turn_ends`` turns have ended."""
+def finish_turns(state: GameState, turn_ends: int, policy: Policy = plan_turn) -> None:
+    """Play on with ``policy`` (the planner) for every seat until ``turn_ends`` turns have ended."""
     ends = 0
     while state.outcome is None and ends < turn_ends:
         seat = state.to_move
-        apply_plan(state, plan_turn(observe(state, seat)), seat)
+        apply_plan(state, policy(observe(state, seat)), seat)
         if state.to_move != seat:
             ends += 1
 
@@ -87,7 +96,8 @@ class Sampler:
 
     def __init__(self, *, budget_ms: float | None = BUDGET_MS, samples: int | None = None,
                  clock: Callable[[], float] = time.monotonic, horizon: int | None = None,
-                 margin: float = MARGIN) -> None:
+                 margin: float = MARGIN, base: str = "planner") -> None:
+        self.candidates, self.policy = BASES[base]
         self.horizon = horizon
         self.margin = margin
         self.budget = None if budget_ms is None else budget_ms / 1000
@@ -102,7 +112,7 @@ class Sampler:
     def decide(self, observation: Any, rng: random.Random, deadline: float | None = None) -> list[Any]:
         """The plan for this decision; ``deadline`` is a ``clock()`` value the answer must beat."""
         started = self.clock()
-        candidates = candidate_plans(observation, CANDIDATES)
+        candidates = self.candidates(observation, CANDIDATES)
         best = candidates[0][1]
         if (len(candidates) == 1 or any(m.source == STOCK and m.kind == 0 for m in best)
                 or candidates[0][0] - candidates[1][0] > GATE or candidates[0][0] >= WEIGHTS["win"]):
@@ -132,8 +142,8 @@ class Sampler:
                 state = world.clone()
                 apply_plan(state, moves, seat)
                 if state.to_move == seat and state.outcome is None:
-                    finish_turns(state, 1)
-                finish_turns(state, rules.players if self.horizon is None else self.horizon)
+                    finish_turns(state, 1, self.policy)
+                finish_turns(state, rules.players if self.horizon is None else self.horizon, self.policy)
                 scores.append(self.score(state, seat, my_stock, others, mine0, theirs0))
                 self.rollouts += 1
                 slowest = max(slowest, self.clock() - rollout_start)
@@ -174,7 +184,8 @@ class SamplerBot(Bot):
         samples = _env_number("SPITE_SAMPLER_SAMPLES")
         budget = _env_number("SPITE_SAMPLER_MS")
         self.sampler = Sampler(budget_ms=BUDGET_MS if budget is None else budget,
-                               samples=None if samples is None else int(samples))
+                               samples=None if samples is None else int(samples),
+                               base=os.environ.get("SPITE_SAMPLER_BASE", "").strip() or "planner")
 
     def decide(self, observation: Observation) -> list[Move]:
         deadline = self.decision.deadline if self.decision is not None else None

@@ -3,7 +3,7 @@
 The planner's whole-turn search (every sequence of plays this turn, then the discard) with
 an evaluation measured against skipbot's best published heuristic (``h13-like``): what the
 kept cards reach of its own stock card next turn, and which of the opponent's stock cards
-a turn leaves open once the opponent's discard tops are counted (``strategy.py``).
+a turn leaves open once the opponent's discard tops are counted (``spite_sdk.tactics``).
 
 Each decision is sent as a plan, like the planner's: the best sequence up to its first move
 that reveals something, or the whole turn with its discard. It needs only the SDK, and it
@@ -13,8 +13,7 @@ is deterministic.
 from __future__ import annotations
 
 from spite_sdk import Bot, Move, Observation
-
-from strategy import tactician_plan
+from spite_sdk.tactics import tactician_plan
 
 
 class TacticianBot(Bot):

@@ -12,6 +12,7 @@ from referee.rules import EventKind, GameState, Outcome, RuleSet, observe
 from spite_sdk import policies
 from spite_sdk.planning import plan_turn
 from spite_sdk.rivals import h13_move, skipbo_naive_move
+from spite_sdk.tactics import tactician_plan
 
 SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 
@@ -36,7 +37,6 @@ def agent(name: str, samples: int = 2) -> Agent:
         sampler = load_sample_bot("sampler").Sampler(budget_ms=None, samples=samples)
         return lambda view, rng: sampler.decide(view, rng)
     if name == "tactician":
-        tactician_plan = load_sample_bot("tactician", "strategy.py").tactician_plan
         return lambda view, rng: tactician_plan(view)
     if name == "greedy":
         return lambda view, rng: [policies.greedy_move(view)]

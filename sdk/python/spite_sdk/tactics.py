@@ -20,7 +20,8 @@ Every term is a function of the transposition key (centre heights as a multiset,
 discard depths), so the search stays exact for its evaluation.
 
 It reads only fields the SDK's and the engine's observations share, so the same code runs
-in process (``bench/bot_strength.py``) and as ``sample_bots/tactician``.
+in process (``bench/bot_strength.py``), as ``sample_bots/tactician`` and inside the sampler
+(``SPITE_SAMPLER_BASE=tactician``).
 """
 
 from __future__ import annotations
@@ -284,3 +285,18 @@ def tactician_plan(observation: Any, weights: dict[str, float] | None = None) ->
     move, or the whole turn with its discard; the first move is from ``legal_moves``."""
     plans = Search(observation, weights).finish(complete=False)
     return _moves(observation, plans[0].steps)
+
+
+def tactician_candidates(observation: Any, count: int) -> list[tuple[float, list[Any]]]:
+    """Up to ``count`` best plans with distinct first moves, best first, as (value, moves):
+    :func:`spite_sdk.planning.candidate_plans` for the tactician's evaluation."""
+    chosen: list[tuple[float, list[Any]]] = []
+    firsts: set[Step] = set()
+    for plan in Search(observation).finish(complete=True):
+        if plan.steps[0] in firsts:
+            continue
+        firsts.add(plan.steps[0])
+        chosen.append((plan.value, _moves(observation, plan.steps)))
+        if len(chosen) >= count:
+            break
+    return chosen
