@@ -19,6 +19,10 @@ budget (an unfinished sample is dropped) (``SPITE_SAMPLER_MS``, default 100 ms, 
 referee's deadline); the planner's choice is the answer if no sample fits. With
 ``SPITE_SAMPLER_SAMPLES=N`` it draws exactly N samples instead (reproducible, for benches).
 
+``SPITE_SAMPLER_BASE`` says whose candidates it compares and whose plans play every seat in
+the rollouts: ``planner`` (the default in process) or ``tactician`` (``spite_sdk.tactics``,
+what its bot.toml sets: the stronger base, docs/bots.md).
+
 It imports the engine (``referee.rules``) for determinization and simulation, so it runs
 in this repository's venv, where the referee runs (bot.toml says so).
 """
@@ -178,7 +182,7 @@ def _env_number(name: str) -> float | None:
 
 class SamplerBot(Bot):
     name = "sampler"
-    version = "1.0.0"
+    version = "1.1.0"
 
     def __init__(self) -> None:
         samples = _env_number("SPITE_SAMPLER_SAMPLES")
