@@ -33,8 +33,9 @@ def agent(name: str, samples: int = 2) -> Agent:
     """An in-process bot returning plans; the sampler with a fixed sample count."""
     if name == "planner":
         return lambda view, rng: plan_turn(view)
-    if name == "sampler":
-        sampler = load_sample_bot("sampler").Sampler(budget_ms=None, samples=samples)
+    if name in ("sampler", "sampler-t"):
+        base = "tactician" if name == "sampler-t" else "planner"
+        sampler = load_sample_bot("sampler").Sampler(budget_ms=None, samples=samples, base=base)
         return lambda view, rng: sampler.decide(view, rng)
     if name == "tactician":
         return lambda view, rng: tactician_plan(view)

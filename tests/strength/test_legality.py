@@ -29,7 +29,9 @@ def test_planner_plays_legal_moves_in_every_preset(spec: str) -> None:
 def test_sampler_plays_legal_moves_in_every_preset(spec: str) -> None:
     rules = parse_rules(spec)
     for seed in range(2):
-        lineup = [("sampler" if (seat + seed) % 2 == 0 else ("planner", "naive")[seed]) for seat in range(rules.players)]
+        # seed 0: the sampler on the planner; seed 1: on the tactician (its bot.toml's base)
+        me = ("sampler", "sampler-t")[seed]
+        lineup = [(me if (seat + seed) % 2 == 0 else ("planner", "naive")[seed]) for seat in range(rules.players)]
         outcome, decisions, _ = play_checked(rules, 2000 + seed, [agent(n, samples=2) for n in lineup])
         assert outcome.ending.by_rules and decisions > 0
 
