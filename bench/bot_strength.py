@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import itertools
+import json
 import math
 import multiprocessing
 import os
@@ -49,6 +50,7 @@ from referee.rules.rng import derive
 from spite_sdk import policies
 from spite_sdk.planning import plan_turn
 from spite_sdk.rivals import h13_move, skipbo_naive_move
+from spite_sdk.tactics import WEIGHTS as TACTICIAN_WEIGHTS
 from spite_sdk.tactics import tactician_plan
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,12 +81,14 @@ def load_sampler_module() -> Any:
     return load_sample_module("sampler")
 
 
-def make_agent(name: str, samples: int) -> Agent:
-    """The named bot as an in-process agent."""
+def make_agent(name: str, samples: int, weights: dict[str, float] | None = None) -> Agent:
+    """The named bot as an in-process agent; ``weights`` change some of the tactician's
+    (:data:`spite_sdk.tactics.WEIGHTS`), for ablations."""
     if name == "planner":
         return lambda view, rng: plan_turn(view)
     if name == "tactician":
-        return lambda view, rng: tactician_plan(view)
+        tuned = None if not weights else {**TACTICIAN_WEIGHTS, **weights}
+        return lambda view, rng: tactician_plan(view, tuned)
     if name in ("sampler", "sampler-t"):
         base = "tactician" if name == "sampler-t" else "planner"
         sampler = load_sampler_module().Sampler(budget_ms=None, samples=samples, base=base)
@@ -143,11 +147,11 @@ DEAL_SPLIT = ("both won", "split", "both lost", "with a draw")
 """How a deal went for the first bot over its two games (one in each seat order)."""
 
 
-def run_deals(job: tuple[str, str, str, list[int], int, int]) -> list[float]:
+def run_deals(job: tuple[str, str, str, list[int], int, int, dict[str, float]]) -> list[float]:
     """Play ``deals`` of ``a`` against ``b`` (seats swapped within each deal); returns, for
     ``a``: [wins, draws, losses, stalemates, other draws, deals both won, deals split one
     win each, deals both lost, deals with a draw, CPU seconds]."""
-    spec, a, b, deals, samples, master = job
+    spec, a, b, deals, samples, master, weights = job
     cpu = time.process_time()
     rules = parse_rules(spec)
     tally = [0.0] * 10
@@ -158,7 +162,7 @@ def run_deals(job: tuple[str, str, str, list[int], int, int]) -> list[float]:
         for swap in (0, 1):
             # a on even seats, b on odd seats (with partners: a team each); swapped in the second game.
             names = [(a if (seat + swap) % 2 == 0 else b) for seat in range(players)]
-            agents = [make_agent(name, samples) for name in names]
+            agents = [make_agent(name, samples, weights) for name in names]
             outcome = play(rules, seed, agents, bot_seed=deal)
             a_seats = {s for s in range(players) if names[s] == a}
             if not outcome.winners:
@@ -283,7 +287,13 @@ def main() -> None:
     parser.add_argument("--deals-per-match", type=int, default=10)
     parser.add_argument("--env", action="append", default=[], metavar="BOT:NAME=VALUE",
                         help="extra environment for a bot process with --referee (e.g. sampler:SPITE_SAMPLER_MS=400)")
+    parser.add_argument("--weights", default="", metavar="JSON",
+                        help="change some of the tactician's weights, e.g. '{\"pile_card\": 2.5}' (ablations)")
     args = parser.parse_args()
+    weights: dict[str, float] = json.loads(args.weights) if args.weights else {}
+    unknown = set(weights) - set(TACTICIAN_WEIGHTS)
+    if unknown:
+        raise SystemExit(f"--weights: unknown {', '.join(sorted(unknown))}; known: {', '.join(TACTICIAN_WEIGHTS)}")
     pairs = parse_pairs(args.pairs)
     deals = max(1, args.games // 2)
     if args.referee:
@@ -306,13 +316,14 @@ def main() -> None:
                   f"{total[9]:.0f} s wall |", flush=True)
         return
     print(f"rules {args.rules}, {2 * deals} games per pairing (duplicate deals), seed {args.seed}, "
-          f"sampler {args.samples} samples/decision, {args.jobs} jobs", flush=True)
+          f"sampler {args.samples} samples/decision, {args.jobs} jobs"
+          + (f", tactician weights changed: {weights}" if weights else ""), flush=True)
     print(f"{'bot':>12} {'vs':>12} {'games':>6} {'W':>6} {'D':>5} {'L':>6} {'win %':>7} {'95% interval':>16} "
           f"{'deals ++/+-/--/d':>20} {'stalemate':>9} {'other draw':>10} {'cpu s':>7}", flush=True)
     # Every pairing's deals are cut into chunks, all dealt to one pool: both cores stay busy
     # across pairings, and a pairing's row is printed as soon as its last chunk is in.
     chunks_per_pair = max(1, args.jobs * 4) if args.jobs > 1 else 1
-    jobs = [(args.rules, a, b, list(range(i, deals, chunks_per_pair)), args.samples, args.seed)
+    jobs = [(args.rules, a, b, list(range(i, deals, chunks_per_pair)), args.samples, args.seed, weights)
             for a, b in pairs for i in range(min(chunks_per_pair, deals))]
     per_pair = len(jobs) // len(pairs)
     rows: list[tuple[Any, ...]] = []
