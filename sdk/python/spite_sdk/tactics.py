@@ -10,7 +10,7 @@ published heuristic, :mod:`spite_sdk.rivals`) on deals apart from the benchmark'
   the fewest ranks still missing before some centre pile takes it, once the opponent's
   visible discard tops (wild tops for any rank) fill what they can: the rest must come from
   its unseen hand. Leaving a stock card open that its discard piles already reach is priced
-  at 120, a sixth of a stock card of ours (the largest single gain measured).
+  at 120, about an eighth of a stock card of ours.
 * **Discard-pile cards are kept.** Playing a discard top costs a little (-1.5) instead of
   earning: a top is only worth playing when it leads to a stock card, an emptied hand or a
   better discard. Stacked discard piles are the reserve that frees later stock cards.
