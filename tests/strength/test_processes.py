@@ -14,6 +14,7 @@ from referee import replay as replay_file
 from referee.local import play_local_match
 from referee.match import MatchConfig, Policy, TimeControl
 from referee.rules import parse_rules
+from tournaments.checkbot import check_bot
 from tournaments.manifest import resolve_bot
 
 def test_planner_process_plays_whole_turns_as_plans(tmp_path: Path) -> None:
@@ -63,3 +64,10 @@ def test_skip_bo_bots_play_whole_matches_through_the_referee_in_time(tmp_path: P
             assert seat["timeouts"] == seat["illegal_moves"] == seat["malformed"] == 0, seat["faults"]
         assert len(summary["games"]) == 2
         assert all(info.returncode == 0 for info in result.exits)
+
+
+def test_the_tactician_passes_check_bot() -> None:
+    """The strongest bot passes every check of `spite check-bot` (legal moves, time limits,
+    rejection, presets, clean exit), as a newcomer's bot must."""
+    checks = check_bot(resolve_bot("tactician"), games=2)
+    assert checks and all(c.passed for c in checks), [c.line() for c in checks]
