@@ -39,7 +39,8 @@ bench-bots: setup
 	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs planner:naive --games 10000
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:planner --games 300 --samples 8
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:naive,sampler:random --games 200 --samples 8
-	$(PY) bench/bot_strength.py --rules standard --pairs sampler:planner --games 100 --referee
+	$(PY) bench/bot_strength.py --rules standard --pairs sampler:planner --games 1000 --referee
+	$(PY) bench/bot_strength.py --rules standard --pairs sampler:tactician --games 200 --referee
 
 bench-sandbox: setup
 	$(PY) bench/sandbox_cost.py
