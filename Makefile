@@ -37,14 +37,18 @@ bench-tournament: setup
 bench-transport: setup
 	$(PY) bench/transport_speed.py
 
-# Sample bots' strength (docs/bots.md): about an hour on one core under load; each line alone works too.
+# Sample bots' strength (docs/bots.md): duplicate deals in process on both cores, then the
+# sampler through the referee under its time control; each line alone works too.
 bench-bots: setup
-	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs planner:naive --games 10000
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --games 2000 --markdown --pairs tactician:h13-like,tactician:skipbo-naive,tactician:planner,planner:h13-like,planner:skipbo-naive,h13-like:skipbo-naive,skipbo-naive:naive,greedy:skipbo-naive,greedy:h13-like,greedy:planner,naive:skipbo-naive,naive:h13-like,naive:planner,random:skipbo-naive,random:h13-like,random:planner
+	$(PY) bench/bot_strength.py --rules standard --games 2000 --markdown --pairs tactician:planner,tactician:greedy,tactician:naive
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --games 400 --samples 8 --markdown --pairs sampler:skipbo-naive,sampler:h13-like,sampler:planner
 	$(PY) bench/bot_strength.py --rules standard --games 2000
-	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs sampler:naive --games 1000 --samples 8
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs planner:naive --games 10000
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:planner --games 300 --samples 8
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:naive,sampler:random --games 200 --samples 8
-	$(PY) bench/bot_strength.py --rules standard --pairs sampler:greedy --games 60 --samples 8
+	$(PY) bench/bot_strength.py --rules standard --pairs sampler:planner --games 1000 --referee
+	$(PY) bench/bot_strength.py --rules standard --pairs sampler:tactician --games 200 --referee
 
 bench-sandbox: setup
 	$(PY) bench/sandbox_cost.py

@@ -3,18 +3,31 @@
     .venv/bin/python bench/bot_strength.py --rules skip-bo+short-20 --pairs planner:naive --games 10000
     .venv/bin/python bench/bot_strength.py --rules standard --games 2000          # every pairing
     .venv/bin/python bench/bot_strength.py --rules standard --pairs sampler:planner --games 300 --samples 8
+    .venv/bin/python bench/bot_strength.py --rules skip-bo+short-20 --pairs tactician:h13-like --games 2000
+    .venv/bin/python bench/bot_strength.py --rules standard --pairs sampler:planner --games 100 --referee
 
 Each deal (a seed derived from ``--seed`` and the deal number) is played twice with the
 seats swapped, so both bots get the same cards and the same first move in turn; ``--games``
 counts games (two per deal). Bots are the sample bots' own code run in process on the
 engine's observations: ``greedy``, ``random``, ``naive`` (``spite_sdk.policies``, seeded as
-the sample bots seed themselves), ``planner`` (``spite_sdk.planning``, its plans played the
-way the referee plays a plan) and ``sampler`` (``sample_bots/sampler/bot.py``) with a fixed
-``--samples`` per sampled decision instead of its clock, so runs are reproducible.
+the sample bots seed themselves), ``skipbo-naive`` and ``h13-like`` (``spite_sdk.rivals``),
+``planner`` (``spite_sdk.planning``), ``tactician`` (``spite_sdk.tactics``),
+plans played the way the referee plays a plan, and ``sampler``
+(``sample_bots/sampler/bot.py``) with a fixed ``--samples`` per sampled decision instead of
+its clock, so runs are reproducible; ``sampler-t`` is the sampler on the tactician
+(``SPITE_SAMPLER_BASE=tactician``: its candidates and its rollouts).
 
 For each pairing it prints the first bot's wins / draws / losses, its win rate with a
-Wilson 95% interval, the share of stalemates (and of other draws), and the time taken.
-``--jobs 2`` splits the deals over two processes.
+Wilson 95% interval, how the deals went for it (``++`` both games won, ``+-`` one each,
+``--`` both lost, ``d`` a draw in either), the share of stalemates (and of other draws) and
+the CPU seconds spent. The deals of every pairing go to one pool of ``--jobs`` processes
+(default 2: both cores), so pairings run side by side; ``--markdown`` repeats the rows as a
+table for docs/bots.md.
+
+``--referee`` plays the same kind of duplicate deals through the real referee instead, the
+bots as processes started from their bot.toml, under a time control (``--decision-ms``,
+``--bank-ms``; default 1 s and 10 s), two matches at a time (one per seat order): slower by
+far, but the only way to measure a bot that spends its clock, like the sampler.
 """
 
 from __future__ import annotations
@@ -22,8 +35,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import itertools
+import json
 import math
 import multiprocessing
+import os
 import random
 import sys
 import time
@@ -34,35 +49,49 @@ from spite_engine import Ending, GameState, Outcome, RuleSet, observe, parse_rul
 from spite_engine.rng import derive
 from spite_sdk import policies
 from spite_sdk.planning import plan_turn
+from spite_sdk.rivals import h13_move, skipbo_naive_move
+from spite_sdk.tactics import WEIGHTS as TACTICIAN_WEIGHTS
+from spite_sdk.tactics import tactician_plan
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = ("planner", "sampler", "greedy", "random", "naive")
+BOTS = ("tactician", "planner", "sampler", "sampler-t", "greedy", "random", "naive", "skipbo-naive", "h13-like")
 
 Agent = Callable[[Any, random.Random], list[Any]]
 """An in-process bot: (engine observation, the game's rng) -> a plan (one move or more)."""
 
 
-_SAMPLER: list[Any] = []
+_MODULES: dict[str, Any] = {}
+
+
+def load_sample_module(bot: str, file: str = "bot.py") -> Any:
+    """``sample_bots/<bot>/<file>`` as a module (sample bots are scripts, not packages)."""
+    key = f"{bot}/{file}"
+    if key not in _MODULES:
+        name = f"sample_bot_{bot}_{Path(file).stem}".replace("-", "_")
+        spec = importlib.util.spec_from_file_location(name, ROOT / "sample_bots" / bot / file)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _MODULES[key] = module
+    return _MODULES[key]
 
 
 def load_sampler_module() -> Any:
-    """``sample_bots/sampler/bot.py`` as a module (it is a script, not a package)."""
-    if _SAMPLER:
-        return _SAMPLER[0]
-    spec = importlib.util.spec_from_file_location("sample_bot_sampler", ROOT / "sample_bots" / "sampler" / "bot.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    _SAMPLER.append(module)
-    return module
+    """``sample_bots/sampler/bot.py`` as a module."""
+    return load_sample_module("sampler")
 
 
-def make_agent(name: str, samples: int) -> Agent:
-    """The named bot as an in-process agent."""
+def make_agent(name: str, samples: int, weights: dict[str, float] | None = None) -> Agent:
+    """The named bot as an in-process agent; ``weights`` change some of the tactician's
+    (:data:`spite_sdk.tactics.WEIGHTS`), for ablations."""
     if name == "planner":
         return lambda view, rng: plan_turn(view)
-    if name == "sampler":
-        sampler = load_sampler_module().Sampler(budget_ms=None, samples=samples)
+    if name == "tactician":
+        tuned = None if not weights else {**TACTICIAN_WEIGHTS, **weights}
+        return lambda view, rng: tactician_plan(view, tuned)
+    if name in ("sampler", "sampler-t"):
+        base = "tactician" if name == "sampler-t" else "planner"
+        sampler = load_sampler_module().Sampler(budget_ms=None, samples=samples, base=base)
         return lambda view, rng: sampler.decide(view, rng)
     if name == "greedy":
         return lambda view, rng: [policies.greedy_move(view)]
@@ -70,6 +99,10 @@ def make_agent(name: str, samples: int) -> Agent:
         return lambda view, rng: [policies.random_move(view, rng)]
     if name == "naive":
         return lambda view, rng: [policies.naive_move(view, rng)]
+    if name == "skipbo-naive":
+        return lambda view, rng: [skipbo_naive_move(view, rng)]
+    if name == "h13-like":
+        return lambda view, rng: [h13_move(view, rng)]
     raise SystemExit(f"unknown bot {name!r}; known: {', '.join(BOTS)}")
 
 
@@ -110,29 +143,131 @@ def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def run_deals(job: tuple[str, str, str, list[int], int, int]) -> list[int]:
-    """Play ``deals`` of ``a`` against ``b`` (seats swapped within each deal); returns
-    [wins, draws, losses, stalemates, other draws] for ``a``."""
-    spec, a, b, deals, samples, master = job
+DEAL_SPLIT = ("both won", "split", "both lost", "with a draw")
+"""How a deal went for the first bot over its two games (one in each seat order)."""
+
+
+def run_deals(job: tuple[str, str, str, list[int], int, int, dict[str, float]]) -> list[float]:
+    """Play ``deals`` of ``a`` against ``b`` (seats swapped within each deal); returns, for
+    ``a``: [wins, draws, losses, stalemates, other draws, deals both won, deals split one
+    win each, deals both lost, deals with a draw, CPU seconds]."""
+    spec, a, b, deals, samples, master, weights = job
+    cpu = time.process_time()
     rules = parse_rules(spec)
-    tally = [0, 0, 0, 0, 0]
+    tally = [0.0] * 10
     players = rules.players
     for deal in deals:
         seed = derive(master, f"bot-strength:{deal}")
+        results = []
         for swap in (0, 1):
             # a on even seats, b on odd seats (with partners: a team each); swapped in the second game.
             names = [(a if (seat + swap) % 2 == 0 else b) for seat in range(players)]
-            agents = [make_agent(name, samples) for name in names]
+            agents = [make_agent(name, samples, weights) for name in names]
             outcome = play(rules, seed, agents, bot_seed=deal)
             a_seats = {s for s in range(players) if names[s] == a}
             if not outcome.winners:
                 tally[1] += 1
                 tally[3 if outcome.ending is Ending.STALEMATE else 4] += 1
+                results.append("d")
             elif a_seats & set(outcome.winners):
                 tally[0] += 1
+                results.append("w")
             else:
                 tally[2] += 1
+                results.append("l")
+        if "d" in results:
+            tally[8] += 1
+        else:
+            tally[5 + {2: 0, 1: 1, 0: 2}[results.count("w")]] += 1
+    tally[9] = time.process_time() - cpu
     return tally
+
+
+def run_referee_deals(spec: str, a: str, b: str, deals: int, master: int, decision_ms: int, bank_ms: int,
+                      env: dict[str, dict[str, str]], per_match: int) -> list[float]:
+    """Play ``deals`` of ``a`` against ``b`` through the real referee, the bots as processes
+    started from their bot.toml, under a time control: a block of ``per_match`` deals is a
+    match of ``a`` against ``b`` and one of ``b`` against ``a`` on the same seed, run side
+    by side (game k of both is dealt alike, and the other seat moves first). Returns the
+    same tally as :func:`run_deals`, plus the timeouts of ``a`` and of ``b`` (elements 10 and
+    11); the last element (9) is wall seconds, not CPU."""
+    import asyncio
+    import dataclasses
+
+    from referee.local import play_local_match
+    from referee.match import MatchConfig, Policy, TimeControl
+    from referee.manifest import resolve_bot
+
+    rules = parse_rules(spec)
+    if rules.players != 2:
+        raise SystemExit("--referee plays two-seat rule sets only")
+    manifests = {name: resolve_bot(name) for name in (a, b)}
+    for name, extra in env.items():
+        manifests[name] = dataclasses.replace(manifests[name], env={**manifests[name].env, **extra})
+    control = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms, connect_ms=20_000)
+    tally = [0.0] * 12
+    started = time.perf_counter()
+
+    async def block(number: int, games: int) -> None:
+        seed = derive(master, f"bot-strength-referee:{number}")
+        lineups = ([a, b], [b, a])
+        configs = [MatchConfig(rules, names, control, games=games, seed=seed, policy=Policy.SUBSTITUTE)
+                   for names in lineups]
+        results = await asyncio.gather(*(play_local_match([manifests[n] for n in names], config, bot_seed=number)
+                                         for names, config in zip(lineups, configs)))
+        by_game: dict[int, list[str]] = {}
+        for names, result in zip(lineups, results):
+            summary = result.match.summary()
+            a_seat = names.index(a)
+            tally[10] += summary["seats"][a_seat]["timeouts"]
+            tally[11] += summary["seats"][1 - a_seat]["timeouts"]
+            for game in summary["games"]:
+                outcome = game["outcome"]
+                winners = outcome["winners"]
+                if not winners:
+                    tally[1] += 1
+                    tally[3 if outcome["ending"] == Ending.STALEMATE.value else 4] += 1
+                    mark = "d"
+                elif a_seat in winners:
+                    tally[0] += 1
+                    mark = "w"
+                else:
+                    tally[2] += 1
+                    mark = "l"
+                by_game.setdefault(game["game_number"], []).append(mark)
+        for marks in by_game.values():
+            if "d" in marks or len(marks) != 2:
+                tally[8] += 1
+            else:
+                tally[5 + {2: 0, 1: 1, 0: 2}[marks.count("w")]] += 1
+
+    async def all_blocks() -> None:
+        done = 0
+        number = 0
+        while done < deals:
+            games = min(per_match, deals - done)
+            await block(number, games)
+            done += games
+            number += 1
+            print(f"  ... {done}/{deals} deals, {a} {int(tally[0])}-{int(tally[1])}-{int(tally[2])}, "
+                  f"{time.perf_counter() - started:.0f} s", flush=True)
+
+    asyncio.run(all_blocks())
+    tally[9] = time.perf_counter() - started
+    return tally
+
+
+def parse_pairs(text: str) -> list[tuple[str, str]]:
+    """``a:b,c:d`` as pairs; an empty text: every pairing of the four fast bots."""
+    if not text:
+        return list(itertools.combinations(("planner", "greedy", "random", "naive"), 2))
+    pairs = []
+    for item in text.split(","):
+        a, sep, b = item.partition(":")
+        if not sep or a not in BOTS or b not in BOTS:
+            raise SystemExit(f"--pairs: {item!r} is not a:b with a and b among {', '.join(BOTS)}")
+        pairs.append((a, b))
+    return pairs
 
 
 def main() -> None:
@@ -142,32 +277,89 @@ def main() -> None:
     parser.add_argument("--pairs", default="", help="a:b,c:d (default: every pairing of planner, greedy, random, naive)")
     parser.add_argument("--samples", type=int, default=8, help="the sampler's samples per sampled decision")
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                        help="worker processes (default: 2, or 1 on a one-core machine)")
+    parser.add_argument("--markdown", action="store_true", help="also print the rows as a markdown table")
+    parser.add_argument("--referee", action="store_true",
+                        help="play through the referee, bots as processes, under --decision-ms / --bank-ms")
+    parser.add_argument("--decision-ms", type=int, default=1000)
+    parser.add_argument("--bank-ms", type=int, default=10_000)
+    parser.add_argument("--deals-per-match", type=int, default=10)
+    parser.add_argument("--env", action="append", default=[], metavar="BOT:NAME=VALUE",
+                        help="extra environment for a bot process with --referee (e.g. sampler:SPITE_SAMPLER_MS=400)")
+    parser.add_argument("--weights", default="", metavar="JSON",
+                        help="change some of the tactician's weights, e.g. '{\"pile_card\": 2.5}' (ablations)")
     args = parser.parse_args()
-    if args.pairs:
-        pairs = [tuple(p.split(":")) for p in args.pairs.split(",")]
-    else:
-        pairs = list(itertools.combinations(("planner", "greedy", "random", "naive"), 2))
+    weights: dict[str, float] = json.loads(args.weights) if args.weights else {}
+    unknown = set(weights) - set(TACTICIAN_WEIGHTS)
+    if unknown:
+        raise SystemExit(f"--weights: unknown {', '.join(sorted(unknown))}; known: {', '.join(TACTICIAN_WEIGHTS)}")
+    pairs = parse_pairs(args.pairs)
     deals = max(1, args.games // 2)
+    if args.referee:
+        env: dict[str, dict[str, str]] = {}
+        for item in args.env:
+            bot, _, assignment = item.partition(":")
+            name, _, value = assignment.partition("=")
+            env.setdefault(bot, {})[name] = value
+        print(f"rules {args.rules}, {2 * deals} games per pairing (duplicate deals) through the referee, "
+              f"decision {args.decision_ms} ms, bank {args.bank_ms} ms, seed {args.seed}, env {env}", flush=True)
+        for a, b in pairs:
+            total = run_referee_deals(args.rules, a, b, deals, args.seed, args.decision_ms, args.bank_ms, env,
+                                      args.deals_per_match)
+            w, d, l = (int(x) for x in total[:3])
+            games = w + d + l
+            low, high = wilson(w, games)
+            split = " / ".join(str(int(x)) for x in total[5:9])
+            print(f"| {a} | {b} | {games:,} | {w:,} | {d:,} | {l:,} | **{w / games:.1%}** | [{low:.1%}, {high:.1%}] | "
+                  f"{split} | {total[3] / games:.1%} | timeouts {int(total[10])} / {int(total[11])} | "
+                  f"{total[9]:.0f} s wall |", flush=True)
+        return
     print(f"rules {args.rules}, {2 * deals} games per pairing (duplicate deals), seed {args.seed}, "
-          f"sampler {args.samples} samples/decision", flush=True)
-    print(f"{'bot':>8} {'vs':>8} {'games':>6} {'W':>6} {'D':>5} {'L':>6} {'win %':>7} {'95% interval':>16} "
-          f"{'stalemate':>9} {'other draw':>10} {'s':>7}", flush=True)
-    for a, b in pairs:
-        started = time.perf_counter()
-        chunks = [list(range(i, deals, args.jobs)) for i in range(args.jobs)]
-        jobs = [(args.rules, a, b, chunk, args.samples, args.seed) for chunk in chunks]
-        if args.jobs > 1:
-            with multiprocessing.Pool(args.jobs) as pool:
-                parts = pool.map(run_deals, jobs)
-        else:
-            parts = [run_deals(jobs[0])]
-        w, d, l, stale, other = (sum(p[i] for p in parts) for i in range(5))
-        games = w + d + l
-        low, high = wilson(w, games)
-        print(f"{a:>8} {b:>8} {games:>6} {w:>6} {d:>5} {l:>6} {w / games:>7.1%} "
-              f"{f'[{low:.1%}, {high:.1%}]':>16} {stale / games:>9.1%} {other / games:>10.1%} "
-              f"{time.perf_counter() - started:>7.0f}", flush=True)
+          f"sampler {args.samples} samples/decision, {args.jobs} jobs"
+          + (f", tactician weights changed: {weights}" if weights else ""), flush=True)
+    print(f"{'bot':>12} {'vs':>12} {'games':>6} {'W':>6} {'D':>5} {'L':>6} {'win %':>7} {'95% interval':>16} "
+          f"{'deals ++/+-/--/d':>20} {'stalemate':>9} {'other draw':>10} {'cpu s':>7}", flush=True)
+    # Every pairing's deals are cut into chunks, all dealt to one pool: both cores stay busy
+    # across pairings, and a pairing's row is printed as soon as its last chunk is in.
+    chunks_per_pair = max(1, args.jobs * 4) if args.jobs > 1 else 1
+    jobs = [(args.rules, a, b, list(range(i, deals, chunks_per_pair)), args.samples, args.seed, weights)
+            for a, b in pairs for i in range(min(chunks_per_pair, deals))]
+    per_pair = len(jobs) // len(pairs)
+    rows: list[tuple[Any, ...]] = []
+    started = time.perf_counter()
+    pool = multiprocessing.Pool(args.jobs) if args.jobs > 1 else None
+    try:
+        results = pool.imap(run_deals, jobs) if pool is not None else map(run_deals, jobs)
+        parts: list[list[float]] = []
+        for part in results:
+            parts.append(part)
+            if len(parts) < per_pair:
+                continue
+            a, b = pairs[len(rows)]
+            total = [sum(p[i] for p in parts) for i in range(10)]
+            parts = []
+            w, d, l, stale, other = (int(x) for x in total[:5])
+            games = w + d + l
+            low, high = wilson(w, games)
+            split = "/".join(str(int(x)) for x in total[5:9])
+            rows.append((a, b, games, w, d, l, w / games, low, high, split, stale / games, other / games, total[9]))
+            print(f"{a:>12} {b:>12} {games:>6} {w:>6} {d:>5} {l:>6} {w / games:>7.1%} "
+                  f"{f'[{low:.1%}, {high:.1%}]':>16} {split:>20} {stale / games:>9.1%} {other / games:>10.1%} "
+                  f"{total[9]:>7.0f}", flush=True)
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    print(f"wall {time.perf_counter() - started:.0f} s", flush=True)
+    if args.markdown:
+        print()
+        print("| bot | vs | games | W | D | L | win % | 95% interval | deals ++ / +- / -- / draw | stalemate | CPU s |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for row in rows:
+            a, b, games, wins, draws, losses, rate, low, high, split, stale, _, cpu = row
+            print(f"| {a} | {b} | {games:,} | {wins:,} | {draws:,} | {losses:,} | **{rate:.1%}** | "
+                  f"[{low:.1%}, {high:.1%}] | {split.replace('/', ' / ')} | {stale:.1%} | {cpu:.0f} |")
     sys.stdout.flush()
 
 

@@ -19,6 +19,10 @@ budget (an unfinished sample is dropped) (``SPITE_SAMPLER_MS``, default 100 ms, 
 referee's deadline); the planner's choice is the answer if no sample fits. With
 ``SPITE_SAMPLER_SAMPLES=N`` it draws exactly N samples instead (reproducible, for benches).
 
+``SPITE_SAMPLER_BASE`` says whose candidates it compares and whose plans play every seat in
+the rollouts: ``planner`` (the default in process) or ``tactician`` (``spite_sdk.tactics``,
+what its bot.toml sets: the stronger base, docs/bots.md).
+
 It imports the engine (``spite_engine``) for determinization and simulation, so it runs
 in this repository's venv, where the referee runs (bot.toml says so).
 """
@@ -28,12 +32,13 @@ from __future__ import annotations
 import os
 import random
 import time
-from typing import Any, Callable
+from typing import Callable
 
 from spite_sdk import Bot, Move, Observation
 from spite_sdk.planning import STOCK, WEIGHTS, candidate_plans, plan_turn
+from spite_sdk.tactics import tactician_candidates, tactician_plan
 
-from spite_engine import GameState, RuleSet, observe, parse_rules
+from spite_engine import GameState, observe
 from spite_engine.determinize import determinize
 
 CANDIDATES = 4
@@ -50,19 +55,15 @@ MARGIN = 0.25
 DEADLINE_SHARE = 0.4
 """At most this share of the time left before the referee's deadline is spent."""
 
-_RULES: dict[str, RuleSet] = {}
+Candidates = Callable[[Observation, int], list[tuple[float, list[Move]]]]
+Strategy = Callable[[Observation], list[Move]]
+BASES: dict[str, tuple[Candidates, Strategy]] = {
+    "planner": (candidate_plans, plan_turn),
+    "tactician": (tactician_candidates, tactician_plan),
+}
+"""Whose candidates it compares and whose plans play the rollouts (``SPITE_SAMPLER_BASE``)."""
 
-
-def engine_rules(observation: Any) -> RuleSet:
-    """The engine's rule set for an observation's (SDK or engine) rule set."""
-    name = observation.rules.name
-    rules = _RULES.get(name)
-    if rules is None:
-        rules = _RULES[name] = parse_rules(name)
-    return rules
-
-
-def apply_plan(state: GameState, moves: list[Any], seat: int) -> None:
+def apply_plan(state: GameState, moves: list[Move], seat: int) -> None:
     """Play ``moves`` as the referee plays a plan: up to the first one that reveals something
     to ``seat`` (its draw, its stock's next card), ends the turn or ends the game."""
     for move in moves:
@@ -72,12 +73,12 @@ def apply_plan(state: GameState, moves: list[Any], seat: int) -> None:
             return
 
 
-def finish_turns(state: GameState, turn_ends: int) -> None:
-    """Play on with the planner for every seat until ``turn_ends`` turns have ended."""
+def finish_turns(state: GameState, turn_ends: int, policy: Strategy = plan_turn) -> None:
+    """Play on with ``policy`` (the planner) for every seat until ``turn_ends`` turns have ended."""
     ends = 0
     while state.outcome is None and ends < turn_ends:
         seat = state.to_move
-        apply_plan(state, plan_turn(observe(state, seat)), seat)
+        apply_plan(state, policy(observe(state, seat)), seat)
         if state.to_move != seat:
             ends += 1
 
@@ -87,7 +88,8 @@ class Sampler:
 
     def __init__(self, *, budget_ms: float | None = BUDGET_MS, samples: int | None = None,
                  clock: Callable[[], float] = time.monotonic, horizon: int | None = None,
-                 margin: float = MARGIN) -> None:
+                 margin: float = MARGIN, base: str = "planner") -> None:
+        self.candidates, self.policy = BASES[base]
         self.horizon = horizon
         self.margin = margin
         self.budget = None if budget_ms is None else budget_ms / 1000
@@ -99,10 +101,10 @@ class Sampler:
         """Sampled decisions that chose another plan than the planner's first."""
         self.rollouts = 0
 
-    def decide(self, observation: Any, rng: random.Random, deadline: float | None = None) -> list[Any]:
+    def decide(self, observation: Observation, rng: random.Random, deadline: float | None = None) -> list[Move]:
         """The plan for this decision; ``deadline`` is a ``clock()`` value the answer must beat."""
         started = self.clock()
-        candidates = candidate_plans(observation, CANDIDATES)
+        candidates = self.candidates(observation, CANDIDATES)
         best = candidates[0][1]
         if (len(candidates) == 1 or any(m.source == STOCK and m.kind == 0 for m in best)
                 or candidates[0][0] - candidates[1][0] > GATE or candidates[0][0] >= WEIGHTS["win"]):
@@ -113,7 +115,7 @@ class Sampler:
             if deadline is not None:
                 stop = min(stop, started + DEADLINE_SHARE * (deadline - started))
         self.sampled_decisions += 1
-        rules = engine_rules(observation)
+        rules = observation.rules  # the engine's own rule set: the SDK hands over the engine's values
         seat = observation.seat
         my_stock = rules.stock_of(seat)
         others = [i for i in range(rules.stocks) if i != my_stock]
@@ -132,8 +134,8 @@ class Sampler:
                 state = world.clone()
                 apply_plan(state, moves, seat)
                 if state.to_move == seat and state.outcome is None:
-                    finish_turns(state, 1)
-                finish_turns(state, rules.players if self.horizon is None else self.horizon)
+                    finish_turns(state, 1, self.policy)
+                finish_turns(state, rules.players if self.horizon is None else self.horizon, self.policy)
                 scores.append(self.score(state, seat, my_stock, others, mine0, theirs0))
                 self.rollouts += 1
                 slowest = max(slowest, self.clock() - rollout_start)
@@ -168,13 +170,14 @@ def _env_number(name: str) -> float | None:
 
 class SamplerBot(Bot):
     name = "sampler"
-    version = "1.0.0"
+    version = "1.1.0"
 
     def __init__(self) -> None:
         samples = _env_number("SPITE_SAMPLER_SAMPLES")
         budget = _env_number("SPITE_SAMPLER_MS")
         self.sampler = Sampler(budget_ms=BUDGET_MS if budget is None else budget,
-                               samples=None if samples is None else int(samples))
+                               samples=None if samples is None else int(samples),
+                               base=os.environ.get("SPITE_SAMPLER_BASE", "").strip() or "planner")
 
     def decide(self, observation: Observation) -> list[Move]:
         deadline = self.decision.deadline if self.decision is not None else None

@@ -11,15 +11,18 @@ from typing import Any, Callable
 from spite_engine import EventKind, GameState, Outcome, RuleSet, observe
 from spite_sdk import policies
 from spite_sdk.planning import plan_turn
+from spite_sdk.rivals import h13_move, skipbo_naive_move
+from spite_sdk.tactics import tactician_plan
 
 SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 
 Agent = Callable[[Any, random.Random], list[Any]]
 
 
-def load_sample_bot(name: str) -> Any:
-    """``sample_bots/<name>/bot.py`` as a module."""
-    spec = importlib.util.spec_from_file_location(f"strength_sample_bot_{name}", SAMPLE_BOTS / name / "bot.py")
+def load_sample_bot(name: str, file: str = "bot.py") -> Any:
+    """``sample_bots/<name>/<file>`` as a module."""
+    module_name = f"strength_sample_bot_{name}_{Path(file).stem}".replace("-", "_")
+    spec = importlib.util.spec_from_file_location(module_name, SAMPLE_BOTS / name / file)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -30,12 +33,21 @@ def agent(name: str, samples: int = 2) -> Agent:
     """An in-process bot returning plans; the sampler with a fixed sample count."""
     if name == "planner":
         return lambda view, rng: plan_turn(view)
-    if name == "sampler":
-        sampler = load_sample_bot("sampler").Sampler(budget_ms=None, samples=samples)
+    if name in ("sampler", "sampler-t"):
+        base = "tactician" if name == "sampler-t" else "planner"
+        sampler = load_sample_bot("sampler").Sampler(budget_ms=None, samples=samples, base=base)
         return lambda view, rng: sampler.decide(view, rng)
+    if name == "tactician":
+        return lambda view, rng: tactician_plan(view)
     if name == "greedy":
         return lambda view, rng: [policies.greedy_move(view)]
-    return lambda view, rng: [policies.naive_move(view, rng)]
+    if name == "skipbo-naive":
+        return lambda view, rng: [skipbo_naive_move(view, rng)]
+    if name == "h13-like":
+        return lambda view, rng: [h13_move(view, rng)]
+    if name == "naive":
+        return lambda view, rng: [policies.naive_move(view, rng)]
+    raise ValueError(f"no in-process agent named {name!r}")
 
 
 def play_checked(rules: RuleSet, seed: int, agents: list[Agent]) -> tuple[Outcome, int, int]:

@@ -1,4 +1,4 @@
-"""The planner and the sampler play only legal moves, in every preset (3 and 4 seats and
+"""The planner, the tactician, the sampler and the skipbot-like rivals play only legal moves, in every preset (3 and 4 seats and
 partners included), over many seeded games in process; every move of their plans goes
 through the engine's checked path. Against each other and against the baselines."""
 
@@ -29,9 +29,23 @@ def test_planner_plays_legal_moves_in_every_preset(spec: str) -> None:
 def test_sampler_plays_legal_moves_in_every_preset(spec: str) -> None:
     rules = parse_rules(spec)
     for seed in range(2):
-        lineup = [("sampler" if (seat + seed) % 2 == 0 else ("planner", "naive")[seed]) for seat in range(rules.players)]
+        # seed 0: the sampler on the planner; seed 1: on the tactician (its bot.toml's base)
+        me = ("sampler", "sampler-t")[seed]
+        lineup = [(me if (seat + seed) % 2 == 0 else ("planner", "naive")[seed]) for seat in range(rules.players)]
         outcome, decisions, _ = play_checked(rules, 2000 + seed, [agent(n, samples=2) for n in lineup])
         assert outcome.ending.by_rules and decisions > 0
+
+
+@pytest.mark.parametrize("spec", PRESETS + ("skip-bo+short-20",))
+@pytest.mark.parametrize("name", ["tactician", "h13-like", "skipbo-naive"])
+def test_skip_bo_bots_play_legal_moves_in_every_preset(name: str, spec: str) -> None:
+    """Tuned for Skip-Bo, they still play any rule set legally (wild Kings, no-block, partners)."""
+    rules = parse_rules(spec)
+    for seed in range(6):
+        lineup = [(name if (seat + seed) % 2 == 0 else ("planner", "h13-like", "naive")[seed % 3])
+                  for seat in range(rules.players)]
+        outcome, decisions, moves = play_checked(rules, 5000 + seed, [agent(n) for n in lineup])
+        assert outcome.ending.by_rules and decisions > 0 and moves >= decisions
 
 
 def test_planner_sends_multi_move_plans() -> None:
@@ -54,3 +68,21 @@ def test_planner_beats_naive_in_skip_bo() -> None:
         outcome, _, _ = play_checked(rules, 4000 + seed // 2, seats)
         wins += (seed % 2) in outcome.winners
     assert wins >= 16
+
+
+def test_tactician_beats_h13_like_and_h13_like_beats_skipbo_naive() -> None:
+    """Sanity checks of the order the benchmark measures (docs/bots.md), not benchmarks:
+    over 40 duplicate-deal games each, far below the measured margins."""
+    rules = parse_rules("skip-bo+short-20")
+
+    def wins(a: str, b: str) -> int:
+        total = 0
+        for game in range(40):
+            first = game % 2
+            seats = [agent(a), agent(b)] if first == 0 else [agent(b), agent(a)]
+            outcome, _, _ = play_checked(rules, 6000 + game // 2, seats)
+            total += first in outcome.winners
+        return total
+
+    assert wins("h13-like", "skipbo-naive") >= 32
+    assert wins("tactician", "h13-like") >= 21

@@ -13,8 +13,9 @@ from pathlib import Path
 from referee import replay as replay_file
 from referee.local import play_local_match
 from referee.match import MatchConfig, Policy, TimeControl
-from spite_engine import parse_rules
 from referee.manifest import resolve_bot
+from spite_engine import parse_rules
+from tournaments.checkbot import check_bot
 
 def test_planner_process_plays_whole_turns_as_plans(tmp_path: Path) -> None:
     rules = parse_rules("standard")
@@ -47,3 +48,26 @@ def test_sampler_process_stays_within_a_short_decision_limit(tmp_path: Path) -> 
     assert seat["decisions"] > 10
     assert seat["timeouts"] == 0 and seat["illegal_moves"] == 0 and seat["malformed"] == 0, seat["faults"]
     assert all(info.returncode == 0 for info in result.exits)
+
+
+def test_skip_bo_bots_play_whole_matches_through_the_referee_in_time(tmp_path: Path) -> None:
+    """tactician, h13-like and skipbo-naive as processes, at the demo league's time control
+    (1 s per decision, 10 s bank): legal moves only, no timeout, clean exits."""
+    rules = parse_rules("skip-bo+short-20")
+    for pair, seed in ((("tactician", "h13-like"), 11), (("skipbo-naive", "tactician"), 12)):
+        config = MatchConfig(rules, list(pair), TimeControl(decision_ms=1000, bank_ms=10_000, connect_ms=20_000),
+                             games=2, seed=seed, policy=Policy.FORFEIT, replay_dir=tmp_path)
+        result = asyncio.run(play_local_match([resolve_bot(name) for name in pair], config, bot_seed=3))
+        summary = result.match.summary()
+        for seat in summary["seats"]:
+            assert seat["status"] == "done", seat
+            assert seat["timeouts"] == seat["illegal_moves"] == seat["malformed"] == 0, seat["faults"]
+        assert len(summary["games"]) == 2
+        assert all(info.returncode == 0 for info in result.exits)
+
+
+def test_the_tactician_passes_check_bot() -> None:
+    """The strongest bot passes every check of `spite check-bot` (legal moves, time limits,
+    rejection, presets, clean exit), as a newcomer's bot must."""
+    checks = check_bot(resolve_bot("tactician"), games=2)
+    assert checks and all(c.passed for c in checks), [c.line() for c in checks]
