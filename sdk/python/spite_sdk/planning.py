@@ -37,7 +37,7 @@ plan there anyway and asks again), or the whole turn with its discard.
 
 from __future__ import annotations
 
-from typing import Final, Sequence
+from typing import Final, Mapping, Protocol, Sequence
 
 from spite_engine import Move, Observation, make_move
 
@@ -59,9 +59,6 @@ WEIGHTS: Final[dict[str, float]] = {
     "discard_wild": 20.0,
 }
 """The evaluation's weights (see the module docstring)."""
-
-DANGER: Final[dict[int, float]] = {0: WEIGHTS["danger0"], 1: WEIGHTS["danger1"], 2: WEIGHTS["danger2"]}
-"""The danger cost by how many ranks the closest centre pile is short of an opponent's stock top."""
 
 DISCARD_MAX: Final = 5.0
 """The most a discard can add (:func:`discard_value` of a card onto the rank above it)."""
@@ -89,10 +86,47 @@ class TurnPlan:
         return f"TurnPlan({self.steps!r}, {self.value:.1f}, reveals={self.reveals})"
 
 
-class _Search:
-    """The search of one decision (see the module docstring)."""
+class DangerModel(Protocol):
+    """What leaving the centre piles at some heights costs: the evaluation's one term that
+    looks at the rivals. Called with the heights sorted (the search's transposition key)."""
 
-    def __init__(self, observation: Observation) -> None:
+    def __call__(self, heights: tuple[int, ...]) -> float: ...
+
+
+class StockTopDanger:
+    """The planner's danger: per rival's natural stock top, by how many ranks the closest
+    centre pile below it is short (0, 1 or 2 ranks: ``danger0``..``danger2`` of the weights)."""
+
+    def __init__(self, observation: Observation, weights: Mapping[str, float] = WEIGHTS) -> None:
+        rules = observation.rules
+        wild = rules.wild_ranks
+        mine = rules.stock_of(observation.seat)
+        team = rules.team_of(observation.seat)
+        self.costs = {0: weights["danger0"], 1: weights["danger1"], 2: weights["danger2"]}
+        self.threats: tuple[int, ...] = tuple(
+            s.visible[0] for i, s in enumerate(observation.stocks)
+            if i != mine and s.visible and s.visible[0] not in wild and (not rules.partners or i != team))
+
+    def __call__(self, heights: tuple[int, ...]) -> float:
+        cost = 0.0
+        for threat in self.threats:
+            gap = 99
+            for h in heights:
+                if h < threat and threat - 1 - h < gap:
+                    gap = threat - 1 - h
+            cost += self.costs.get(gap, 0.0)
+        return cost
+
+
+class Search:
+    """The search of one decision (see the module docstring), for an evaluation: its
+    ``weights`` (:data:`WEIGHTS` by default) and its :class:`DangerModel` (the planner's
+    :class:`StockTopDanger` by default). ``spite_sdk.tactics`` searches with its own."""
+
+    def __init__(self, observation: Observation, weights: Mapping[str, float] = WEIGHTS,
+                 danger: DangerModel | None = None) -> None:
+        self.w = weights
+        self.danger_model: DangerModel = danger or StockTopDanger(observation, weights)
         rules = observation.rules
         seat = observation.seat
         self.wild: frozenset[int] = frozenset(rules.wild_ranks)
@@ -103,11 +137,6 @@ class _Search:
         mine = observation.stocks[stock_index]
         self.stock_top: int | None = mine.visible[0] if mine.visible else None
         self.stock_count: int = mine.count
-        team = rules.team_of(seat)
-        self.threats: tuple[int, ...] = tuple(
-            s.visible[0] for i, s in enumerate(observation.stocks)
-            if i != stock_index and s.visible and s.visible[0] not in self.wild
-            and (not rules.partners or i != team))
         self.hand0: tuple[int, ...] = tuple(sorted(observation.hand))
         self.seen: set[object] = set()
         self.results: list[TurnPlan] = []
@@ -120,18 +149,11 @@ class _Search:
     # -- evaluation ----------------------------------------------------------------------------
 
     def danger(self, heights: tuple[int, ...]) -> float:
-        """The cost of the centre piles' heights for the opponents' visible stock tops."""
+        """The danger model's cost of the centre piles' heights, memoised by their multiset."""
         key = tuple(sorted(heights))
         cost = self.danger_memo.get(key)
         if cost is None:
-            cost = 0.0
-            for threat in self.threats:
-                gap = 99
-                for h in heights:
-                    if h < threat and threat - 1 - h < gap:
-                        gap = threat - 1 - h
-                cost += DANGER.get(gap, 0.0)
-            self.danger_memo[key] = cost
+            cost = self.danger_memo[key] = self.danger_model(key)
         return cost
 
     def best_discard(self, heights: tuple[int, ...], hand: tuple[int, ...],
@@ -150,7 +172,7 @@ class _Search:
             if self.no_block and card not in wild and card in needs and card <= QUEEN:
                 continue
             for target in targets:
-                value = discard_value(card, tops[target], card in wild, len(empties), needs)
+                value = discard_value(card, tops[target], card in wild, len(empties), needs, self.w)
                 if value > best_value:
                     best_value, best = value, (DISCARD, HAND, 0, card, target)
         return best, (0.0 if best[0] == PASS else best_value)
@@ -198,9 +220,9 @@ class _Search:
             spots = everywhere if is_wild else ([first_at[stock - 1]] if stock - 1 in first_at else [])
             for target in spots:
                 new_heights = _raised(heights, target)
-                value = gain + WEIGHTS["stock"] - (WEIGHTS["wild"] if is_wild else 0.0) - self.danger(new_heights)
+                value = gain + self.w["stock"] - (self.w["wild"] if is_wild else 0.0) - self.danger(new_heights)
                 if self.stock_count == 1:
-                    value += WEIGHTS["win"]
+                    value += self.w["win"]
                 self.results.append(TurnPlan(path + ((PLAY, STOCK, 0, stock, target),), value, True))
         previous = -1
         for index, card in enumerate(hand):
@@ -212,12 +234,12 @@ class _Search:
             if not spots:
                 continue
             rest = hand[:index] + hand[index + 1:]
-            step_gain = gain - WEIGHTS["wild"] if is_wild else gain + WEIGHTS["hand_card"]
+            step_gain = gain - self.w["wild"] if is_wild else gain + self.w["hand_card"]
             for target in spots:
                 step = (PLAY, HAND, 0, card, target)
                 new_heights = _raised(heights, target)
                 if not rest:
-                    value = step_gain + WEIGHTS["empty_hand"] - self.danger(new_heights)
+                    value = step_gain + self.w["empty_hand"] - self.danger(new_heights)
                     self.results.append(TurnPlan(path + (step,), value, True))
                 else:
                     self.run(new_heights, rest, depths, path + (step,), step_gain)
@@ -230,7 +252,7 @@ class _Search:
             if not spots:
                 continue
             new_depths = depths[:pile] + (depth - 1,) + depths[pile + 1:]
-            step_gain = gain - WEIGHTS["wild"] if is_wild else gain + WEIGHTS["pile_card"]
+            step_gain = gain - self.w["wild"] if is_wild else gain + self.w["pile_card"]
             for target in spots:
                 self.run(_raised(heights, target), hand, new_depths,
                          path + ((PLAY, DISCARD_PILE, pile, card, target),), step_gain)
@@ -242,13 +264,14 @@ def _raised(heights: tuple[int, ...], target: int) -> tuple[int, ...]:
     return heights[:target] + ((0 if h >= QUEEN else h),) + heights[target + 1:]
 
 
-def discard_value(card: int, top: int | None, is_wild: bool, empty_piles: int, needs: set[int]) -> float:
+def discard_value(card: int, top: int | None, is_wild: bool, empty_piles: int, needs: set[int],
+                  weights: Mapping[str, float] = WEIGHTS) -> float:
     """How good it is to discard ``card`` onto a pile whose top is ``top`` (``None``: empty).
 
     ``needs`` are the ranks the centre piles need; ``empty_piles`` how many discard piles are
     empty. Higher is better; see the module docstring for the reasoning.
     """
-    value = -WEIGHTS["discard_wild"] if is_wild else 0.0
+    value = -weights["discard_wild"] if is_wild else 0.0
     if top is None:
         return value + (1.0 if empty_piles > 1 else -2.0) + 0.3 * min(card, QUEEN)
     if top == card + 1:
@@ -261,10 +284,11 @@ def discard_value(card: int, top: int | None, is_wild: bool, empty_piles: int, n
     return value - 3.0 - 0.3 * (card - top) - (2.0 if near else 0.0)
 
 
-def search(observation: Observation, complete: bool = True) -> list[TurnPlan]:
+def search(observation: Observation, complete: bool = True, weights: Mapping[str, float] = WEIGHTS,
+           danger: DangerModel | None = None) -> list[TurnPlan]:
     """The sequences the search found, best first: every one with ``complete``, else at
     least the best one."""
-    return _Search(observation).finish(complete)
+    return Search(observation, weights, danger).finish(complete)
 
 
 def _moves(observation: Observation, steps: Sequence[Step]) -> list[Move]:
@@ -276,10 +300,11 @@ def _moves(observation: Observation, steps: Sequence[Step]) -> list[Move]:
     return [head] + [make_move(*step) for step in steps[1:]]
 
 
-def plan_turn(observation: Observation) -> list[Move]:
+def plan_turn(observation: Observation, weights: Mapping[str, float] = WEIGHTS,
+              danger: DangerModel | None = None) -> list[Move]:
     """The planner's plan for this decision: the best sequence's moves, the first one taken
     from ``observation.legal_moves`` (the rest are of the same type)."""
-    plans = search(observation, complete=False)
+    plans = search(observation, False, weights, danger)
     return _moves(observation, plans[0].steps)
 
 
@@ -288,11 +313,12 @@ def planner_move(observation: Observation) -> Move:
     return plan_turn(observation)[0]
 
 
-def candidate_plans(observation: Observation, count: int) -> list[tuple[float, list[Move]]]:
+def candidate_plans(observation: Observation, count: int, weights: Mapping[str, float] = WEIGHTS,
+                    danger: DangerModel | None = None) -> list[tuple[float, list[Move]]]:
     """Up to ``count`` best plans with distinct first moves, best first, as (value, moves)."""
     chosen: list[tuple[float, list[Move]]] = []
     firsts: set[Step] = set()
-    for plan in search(observation):
+    for plan in search(observation, True, weights, danger):
         if plan.steps[0] in firsts:
             continue
         firsts.add(plan.steps[0])
