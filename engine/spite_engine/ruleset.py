@@ -209,11 +209,19 @@ def _players_overrides(options: dict[str, Any], players: int) -> dict[str, Any]:
     return out
 
 
+MAX_SPEC_CHARS: Final = 200
+"""The longest rule-set spec :func:`parse_rules` reads (every preset at once is under 100)."""
+
+
 def parse_rules(spec: str) -> RuleSet:
     """Build the rule set for ``spec``: presets joined by ``+`` (``"skip-bo+4p"``).
 
-    Raises :class:`RulesError` naming the unknown preset or the impossible combination.
+    Raises :class:`RulesError` naming the unknown preset or the impossible combination (a
+    spec is at most :data:`MAX_SPEC_CHARS` characters; messages quote at most 60 of them).
     """
+    if len(spec) > MAX_SPEC_CHARS:
+        raise RulesError(f"a rule-set spec is at most {MAX_SPEC_CHARS} characters, got {len(spec)}")
+    shown = spec if len(spec) <= 60 else spec[:57] + "..."
     tokens = [t.strip().lower() for t in spec.split("+") if t.strip()]
     if not tokens:
         raise RulesError("empty rule-set spec")
@@ -223,14 +231,14 @@ def parse_rules(spec: str) -> RuleSet:
     unknown = [t for t in tokens if t not in BASES and t not in OPTIONS and t not in PLAYER_COUNTS]
     if unknown:
         known = ", ".join(list(BASES) + list(OPTIONS) + ["3p", "4p", "5p", "6p"])
-        raise RulesError(f"unknown preset {unknown[0]!r} in {spec!r}; known: {known}")
+        raise RulesError(f"unknown preset {unknown[0][:40]!r} in {shown!r}; known: {known}")
     if len(bases) > 1 or len(counts) > 1 or len(set(options)) != len(options):
-        raise RulesError(f"{spec!r}: at most one of {sorted(BASES)}, one player count, each option once")
+        raise RulesError(f"{shown!r}: at most one of {sorted(BASES)}, one player count, each option once")
     shorts = [o for o in options if o.startswith("short-")]
     if len(shorts) > 1:
-        raise RulesError(f"{spec!r}: {' and '.join(shorts)} are exclusive (one stock size)")
+        raise RulesError(f"{shown!r}: {' and '.join(shorts)} are exclusive (one stock size)")
     if counts and "partners" in options:
-        raise RulesError(f"{spec!r}: partners fixes 4 players; drop {counts[0]}")
+        raise RulesError(f"{shown!r}: partners fixes 4 players; drop {counts[0]}")
     values: dict[str, Any] = {}
     base = bases[0] if bases else "standard"
     values.update(BASES[base])
@@ -239,7 +247,7 @@ def parse_rules(spec: str) -> RuleSet:
     if counts:
         players = PLAYER_COUNTS[counts[0]]
         if values.get("deck", "spite") == "spite" and players > 4:
-            raise RulesError(f"{spec!r}: Spite and Malice is played by 2 to 4 (skip-bo by up to 6)")
+            raise RulesError(f"{shown!r}: Spite and Malice is played by 2 to 4 (skip-bo by up to 6)")
         values.update(_players_overrides(values, players))
     ordered = ([base] if base != "standard" or not (options or counts) else []) + options + counts
     return RuleSet(name="+".join(ordered), **values)

@@ -240,6 +240,7 @@ def test_other_bad_admin_calls_get_their_status_and_one_line(call: Callable[[Stu
     got, details, matches = with_referee(body)
     assert got == code, details
     assert details and "\n" not in details and "Traceback" not in details
+    assert len(details) < 1000, "a refusal quotes a bounded piece of the input, never all of it"
     assert matches == 0
 
 
