@@ -77,6 +77,8 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
                     settings = {"SPITE_BOT_SEED": str(bot_seed), "HOME": str(home)}
                     if not stdio:
                         settings["SPITE_ADDRESS"] = address
+                        # the one connect allowance: the match's time control, for the SDK's wait too
+                        settings["SPITE_CONNECT_TIMEOUT"] = f"{config.time_control.connect_ms / 1000:g}"
                     hints = runtime_hints(bot.language, bot.limits or default_limits(bot.language))
                     env = BotProcess.clean_env({**hints, **bot.env, **settings})  # the token goes in a pipe
                     isolation = Isolation(home=home, socket_dir=None if stdio else socket_dir, hidden=hidden)

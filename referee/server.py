@@ -34,6 +34,8 @@ log = logging.getLogger("spite.referee")
 MAX_MESSAGE_BYTES = 64 * 1024
 """Largest message either side may send: a full observation is a few KiB."""
 HELLO_TIMEOUT_S = 10.0
+"""Time to send Hello on a stream whose metadata names no seat; a stream that names one (the
+SDKs send the token as ``spite-token`` metadata) gets its match's ``connect_ms``."""
 EOF_SETTLE_S = 0.25
 TOKEN_METADATA = "spite-token"
 ADMIN_METADATA = "spite-admin-token"
@@ -156,11 +158,13 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
         seat: Seat | None = None
         channel: GrpcSeatChannel | None = None
         try:
+            named = self.arena.find_seat(str(dict(context.invocation_metadata() or ()).get(TOKEN_METADATA, "")))
+            allowance = named[0].config.time_control.connect_ms / 1000 if named else HELLO_TIMEOUT_S
             try:
-                first = await asyncio.wait_for(pending.get(), HELLO_TIMEOUT_S)
+                first = await asyncio.wait_for(pending.get(), allowance)
             except (asyncio.TimeoutError, TimeoutError):
                 await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
-                                    f"no Hello within {HELLO_TIMEOUT_S:g} s of opening the stream")
+                                    f"no Hello within {allowance:g} s of opening the stream")
                 return
             if isinstance(first, Closed) or first.WhichOneof("body") != "hello":
                 await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message on Play must be a Hello")

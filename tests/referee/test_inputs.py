@@ -267,3 +267,21 @@ def test_crash_against_no_show_is_void_in_a_local_match() -> None:
     assert "no seat ever played" in match.void_reason
     assert "seat 0" not in match.void_reason or "exited with code 3" in match.void_reason
     assert match.summary()["points"] == [] and match.summary()["state"] == "void"
+
+
+def test_the_hello_allowance_is_the_matchs_connect_time_not_a_constant() -> None:
+    """One connect allowance, from the time control: a stream whose metadata names its seat
+    and sends no Hello is refused after the match's connect_ms (here 400 ms), not after the
+    fixed allowance for a stream that names nothing."""
+    async def body(referee: RunningReferee, stub: Stub) -> tuple[grpc.StatusCode, str]:
+        from referee.server import TOKEN_METADATA
+
+        match = referee.arena.create(MatchConfig(parse_rules("standard"), ["a", "b"], TimeControl(1000, 0, 400),
+                                                 games=1, seed=1, policy=Policy.FORFEIT))
+        call = stub.Play(metadata=((TOKEN_METADATA, match.seats[0].token),))
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await asyncio.wait_for(call.read(), 5)  # far less than the 10 s a nameless stream gets
+        return caught.value.code(), caught.value.details() or ""
+
+    code, details = with_referee(body)
+    assert code == grpc.StatusCode.DEADLINE_EXCEEDED and "no Hello within 0.4 s" in details, details
