@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import textwrap
 import traceback
 from importlib import metadata
 from typing import NoReturn, Sequence
@@ -32,6 +33,14 @@ Start here:
 """
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions as written; option help wrapped at spaces only, so a name such as
+    ``perl-greedy`` or ``--no-replays`` is never cut at its hyphen."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, with bad usage as one line on stderr (exit 2) instead of the usage block."""
 
@@ -48,7 +57,7 @@ def version() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="spite", description=FIRST_LINES, epilog=EXIT_CODES_HELP,
-                    formatter_class=argparse.RawDescriptionHelpFormatter)
+                    formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"spite {version()}")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="log the referee's work to stderr, and show tracebacks of internal errors")
@@ -66,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     for action in sub.choices.values():
         if not action.epilog:
             action.epilog = EXIT_CODES_HELP
-            action.formatter_class = argparse.RawDescriptionHelpFormatter
+            action.formatter_class = HelpFormatter
     return parser
 
 

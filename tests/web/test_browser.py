@@ -100,8 +100,8 @@ def test_the_games_list_finds_the_games_a_bot_lost(league: League, server: str, 
     with Queries.open(league.db) as q:
         from tournaments.queries import GameFilter
         lost = q.games(GameFilter(bot="greedy", result="lost")).total
-    assert page.locator("#games tbody tr .result.loss").count() == lost
-    assert page.locator("#games tbody tr .result.win, #games tbody tr .result.draw").count() == 0
+    assert page.locator("#games tbody tr .result.lost").count() == lost
+    assert page.locator("#games tbody tr .result.won, #games tbody tr .result.drawn").count() == 0
     screenshot(page, "games-lost")
 
 
