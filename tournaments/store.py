@@ -25,21 +25,15 @@ and stay void on resume).
 
 Schema 2 added the CPU columns and the last two tables; a schema-1 file is upgraded in place.
 
-One writer per store: a writing ``Store`` holds an exclusive lock on ``<db>.lock`` (an
-``flock``, released by the kernel when the process ends, even by ``kill -9``) for as long
-as it is open, and a second writer is refused with :class:`StoreLocked`, naming the
-process that holds it. Readers take no lock.
-
-Every SQLite error becomes a :class:`StoreError` with one sentence (a damaged or foreign
-file, a full disk), and a file that is not a sound results store is checked read-only
-before anything is written, so it is left exactly as it was.
+One writer per store, every SQLite error as one :class:`StoreError` sentence, and a
+damaged or foreign file left exactly as it was: :mod:`tournaments.sqlite_file` opens the
+file that way; readers take no lock.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +41,9 @@ from typing import Any, Iterable, Iterator, Sequence
 
 
 from .jobs import JobResult
+from .sqlite_file import StoreError as StoreError
+from .sqlite_file import StoreLocked as StoreLocked
+from .sqlite_file import WriterLock, check_existing, connect
 from .schedule import Entrant, ScheduledMatch
 
 SCHEMA_VERSION = 2
@@ -171,127 +168,6 @@ CREATE TABLE IF NOT EXISTS ratings (
 """
 
 
-try:
-    import fcntl
-except ImportError:  # not POSIX: no lock (documented in docs/tournaments.md)
-    fcntl = None  # type: ignore[assignment]
-
-SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
-class StoreError(RuntimeError):
-    """The store cannot do what was asked (missing, damaged or foreign file, full disk, a
-    match in the wrong state...). The message is one line, fit to print as it is."""
-
-
-class StoreLocked(StoreError):
-    """Another process is writing to this store."""
-
-
-def _one_line(path: Path, error: sqlite3.Error) -> StoreError:
-    """The sentence for an SQLite error on the store at ``path``."""
-    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    if "full" in text:  # SQLITE_FULL: "database or disk is full"
-        return StoreError(f"{path}: the disk is full ({text}); the last change was not written, "
-                          f"the store holds everything before it")
-    if "malformed" in text or "not a database" in text or "encrypted" in text:
-        return StoreError(f"{path}: not a Spite Arena results store, or a damaged one ({text}); "
-                          f"it was left as it was")
-    if "locked" in text or "busy" in text:
-        return StoreError(f"{path}: the store is busy ({text}); another process holds it")
-    return StoreError(f"{path}: the results store failed: {text}")
-
-
-class _Connection(sqlite3.Connection):
-    """A connection whose every statement reports SQLite's errors as :class:`StoreError`."""
-
-    store_path = Path()
-
-    def execute(self, *args: Any, **kwargs: Any) -> sqlite3.Cursor:
-        try:
-            return super().execute(*args, **kwargs)
-        except sqlite3.Error as error:
-            raise _one_line(self.store_path, error) from None
-
-    def executemany(self, *args: Any, **kwargs: Any) -> sqlite3.Cursor:
-        try:
-            return super().executemany(*args, **kwargs)
-        except sqlite3.Error as error:
-            raise _one_line(self.store_path, error) from None
-
-
-def _connect(path: Path, uri: str | None = None) -> _Connection:
-    try:
-        db = sqlite3.connect(uri or path, uri=uri is not None, timeout=30, isolation_level=None,
-                             factory=_Connection)
-    except sqlite3.Error as error:
-        raise _one_line(path, error) from None
-    assert isinstance(db, _Connection)
-    db.store_path = path
-    return db
-
-
-def _check_existing(path: Path) -> None:
-    """Refuse, without writing a byte, a file that is not a sound SQLite database."""
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        return
-    except OSError as error:
-        raise StoreError(f"{path}: cannot read the results store: {error.strerror or error}") from None
-    if size == 0:
-        return
-    with open(path, "rb") as file:
-        head = file.read(len(SQLITE_MAGIC))
-    if head != SQLITE_MAGIC:
-        raise StoreError(f"{path}: not a Spite Arena results store (not an SQLite file); it was left as it was")
-    db = _connect(path, f"{path.resolve().as_uri()}?mode=ro")
-    try:
-        found = db.execute("PRAGMA quick_check").fetchall()
-    except sqlite3.Error as error:  # raised while fetching (execute's own errors are StoreErrors)
-        raise _one_line(path, error) from None
-    finally:
-        db.close()
-    if [tuple(r) for r in found] != [("ok",)]:
-        raise StoreError(f"{path}: the results store is damaged ({found[0][0]}); it was left as it was")
-
-
-class _WriterLock:
-    """An exclusive ``flock`` on ``<db>.lock`` holding the owner's pid and command line."""
-
-    def __init__(self, db_path: Path) -> None:
-        self.path = db_path.with_name(db_path.name + ".lock")
-        self.fd: int | None = None
-        if fcntl is None:
-            return
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            holder = os.pread(fd, 4096, 0).decode(errors="replace").strip() or "unknown"
-            os.close(fd)
-            raise StoreLocked(f"{db_path} is in use by another writer ({holder}); wait for it to finish, "
-                              f"or stop it, before writing to this store") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"process {os.getpid()}: {_command_line()}".encode(), 0)
-        self.fd = fd
-
-    def release(self) -> None:
-        if self.fd is not None:
-            os.ftruncate(self.fd, 0)
-            os.close(self.fd)  # closing releases the flock
-            self.fd = None
-
-
-def _command_line() -> str:
-    try:
-        with open(f"/proc/{os.getpid()}/cmdline", "rb") as file:
-            parts = file.read().split(b"\0")
-        return " ".join(p.decode(errors="replace") for p in parts if p)[:200]
-    except OSError:
-        return "spite"
-
-
 def now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
 
@@ -349,15 +225,15 @@ class Store:
 
     def __init__(self, path: Path | str = DEFAULT_DB, *, readonly: bool = False) -> None:
         self.path = Path(path)
-        self._lock: _WriterLock | None = None
+        self._lock: WriterLock | None = None
         if readonly:
             if not self.path.exists():
                 raise StoreError(f"no results store at {self.path} (run `spite tournament FILE` first, "
                                  f"or pass --db PATH)")
             if self.path.is_dir():
                 raise StoreError(f"{self.path} is a directory, not a results store")
-            _check_existing(self.path)
-            self.db = _connect(self.path, f"{self.path.resolve().as_uri()}?mode=ro")
+            check_existing(self.path)
+            self.db = connect(self.path, f"{self.path.resolve().as_uri()}?mode=ro")
         else:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -365,14 +241,14 @@ class Store:
                 raise StoreError(f"{self.path}: cannot create its folder: {error.strerror or error}") from None
             if self.path.is_dir():
                 raise StoreError(f"{self.path} is a directory, not a results store")
-            _check_existing(self.path)  # a damaged or foreign file is refused before a lock file appears beside it
+            check_existing(self.path)  # a damaged or foreign file is refused before a lock file appears beside it
             try:
-                self._lock = _WriterLock(self.path)
+                self._lock = WriterLock(self.path)
             except OSError as error:
                 raise StoreError(f"{self.path}: cannot take the writer's lock: {error.strerror or error}") from None
             try:
-                _check_existing(self.path)
-                self.db = _connect(self.path)
+                check_existing(self.path)
+                self.db = connect(self.path)
                 self._open_for_writing()
             except BaseException:
                 self._lock.release()
