@@ -459,8 +459,7 @@ def test_process_trees_and_cpu_time_without_cgroups_agree_with_proc() -> None:
 
     from referee.sandbox import processes
 
-    if processes.psutil is None:
-        pytest.skip("psutil is not installed (it is a dependency: pip install -e .)")
+    assert processes.psutil is not None, "psutil is a dependency of spite-arena: pip install -e ."
     parent = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time\n"
                                "subprocess.Popen([sys.executable, '-c', 'while True: pass'])\ntime.sleep(30)"])
     try:
