@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -73,19 +74,40 @@ class ProcessControl(Protocol):
 
 
 class LagMonitor:
-    """Measures how late the event loop runs: a task that sleeps ``LAG_PROBE_S`` and adds up
-    its overshoots (the time the loop was stalled) since the last :meth:`take`."""
+    """Measures how late the event loop runs: one task per event loop, shared by every match
+    on it, sleeps ``LAG_PROBE_S`` and adds up its overshoots (the time the loop was stalled).
+    A match reads :meth:`mark` when a decision opens and :meth:`since` when it times out.
+    (One probe per match would wake a referee holding a thousand matches 20,000 times a second.)"""
+
+    _shared: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LagMonitor]" = weakref.WeakKeyDictionary()
 
     def __init__(self) -> None:
         self.stalled_ms = 0.0
+        """Stalled time since the probe started, in all."""
         self._task: asyncio.Task[None] | None = None
+        self._users = 0
+
+    @classmethod
+    def shared(cls) -> "LagMonitor":
+        """The running loop's monitor."""
+        loop = asyncio.get_running_loop()
+        monitor = cls._shared.get(loop)
+        if monitor is None:
+            monitor = cls._shared[loop] = cls()
+        return monitor
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._probe())
+        """One more match uses the probe (it runs while any does)."""
+        self._users += 1
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._probe())
 
     def stop(self) -> None:
-        if self._task is not None:
+        self._users -= 1
+        if self._users <= 0 and self._task is not None:
             self._task.cancel()
+            self._task = None
+            self._users = 0
 
     async def _probe(self) -> None:
         while True:
@@ -93,6 +115,9 @@ class LagMonitor:
             await asyncio.sleep(LAG_PROBE_S)
             self.stalled_ms += max(0.0, (time.monotonic() - before - LAG_PROBE_S) * 1000)
 
-    def take(self) -> float:
-        stalled, self.stalled_ms = self.stalled_ms, 0.0
-        return stalled
+    def mark(self) -> float:
+        return self.stalled_ms
+
+    def since(self, mark: float) -> float:
+        """Milliseconds the loop was stalled since ``mark``."""
+        return self.stalled_ms - mark

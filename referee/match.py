@@ -39,6 +39,7 @@ from spite_engine import (Ending, EventKind, GameState, IllegalMoveError, Malfor
 from spite_engine.rng import derive
 from spite_wire import (PROTOCOL_VERSION, events_to_proto, move_from_proto, move_to_proto, observation_to_proto, outcome_to_proto,
                         rules_to_proto)
+from spite_wire.encoding import decision_message, event_batch_message
 
 __all__ = ["LAG_LIMIT_MS", "LAG_PROBE_S", "MAX_DEBUG", "MAX_INBOX", "MAX_PLAN", "MAX_STRIKES", "PROCESS_EXIT_WAIT_S",
            "Closed", "Fault", "GameResult", "Garbled", "LagMonitor", "Match", "MatchConfig", "Policy",
@@ -50,6 +51,9 @@ log = logging.getLogger("spite.referee")
 MAX_PLAN = limits.PLAN_MOVES.high
 MAX_DEBUG = limits.DEBUG_BYTES
 MAX_STRIKES = 3
+YIELD_EVERY = 16
+"""Decisions between two forced yields to the event loop (a decision that finds its answer
+already waiting does not yield on its own), so no match keeps other matches and RPCs waiting."""
 
 
 class Policy(enum.Enum):
@@ -121,20 +125,23 @@ class Match(SeatRoster):
         self.state: GameState | None = None
         self.void_reason = ""
         """Why the match is void (``state_name == "void"``): the platform failed, not a bot."""
-        self.lag = LagMonitor()
+        self.lag: LagMonitor | None = None
 
     # -- connection -----------------------------------------------------------------------
 
-    def welcome(self, seat: Seat) -> rpb.RefereeMessage:
+    def welcome(self, seat: Seat, *, compact: bool = False) -> rpb.RefereeMessage:
+        """The Welcome for ``seat``; ``compact``: the Hello asked for the compact session."""
         return rpb.RefereeMessage(welcome=rpb.Welcome(
             seat=seat.index, rules=rules_to_proto(self.rules), time_control=self.config.time_control.to_pb(),
             games=self.config.games, match_id=self.match_id, protocol_version=PROTOCOL_VERSION,
             seat_names=[s.report.name for s in self.seats],
-            policy=rpb.POLICY_FORFEIT if self.config.policy is Policy.FORFEIT else rpb.POLICY_SUBSTITUTE))
+            policy=rpb.POLICY_FORFEIT if self.config.policy is Policy.FORFEIT else rpb.POLICY_SUBSTITUTE,
+            compact=compact))
 
     # -- the match ------------------------------------------------------------------------
 
     async def run(self) -> None:
+        self.lag = LagMonitor.shared()
         self.lag.start()
         try:
             await self._run()
@@ -213,19 +220,28 @@ class Match(SeatRoster):
                 observation=observation_to_proto(observe(state, seat.index)))))
         self._publish(rpb.SpectatorMessage(game_start=rpb.GameStart(
             game_number=number, first_seat=state.first_seat, observation=observation_to_proto(observe_public(state)))))
+        # cursors[seat]: the log up to here has reached the seat (an EventBatch or a decision's
+        # observation.events); cursors[-1]: the spectators
         cursors = [len(state.log)] * (self.rules.players + 1)
         for seat in self.seats:
             if seat.gone is not None and state.outcome is None:
                 self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)
+        decisions = 0
         while state.outcome is None:
-            await asyncio.sleep(0)  # a fast bot never keeps other matches and RPCs waiting
+            decisions += 1
+            if decisions % YIELD_EVERY == 0:
+                await asyncio.sleep(0)
             seat = self.seats[state.to_move]
             if seat.gone is not None:
                 self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)
                 break
-            await self._decide(state, seat, strikes, bank, move_meta)
-            await self._flush(state, cursors)
-        await self._flush(state, cursors)
+            turn = state.turn
+            await self._decide(state, seat, strikes, bank, move_meta, cursors)
+            if state.turn != turn or state.outcome is not None:
+                await self._flush(state, cursors)  # a turn's events, once, to the seats that ask for them
+            else:
+                self._publish_events(state, cursors)
+        await self._flush(state, cursors, game_over=True)
         outcome = state.outcome
         if outcome is None:
             raise RuntimeError("a game loop ended without an outcome")
@@ -243,17 +259,24 @@ class Match(SeatRoster):
         moves = sum(1 for e in state.log if e.kind == EventKind.MOVE)
         return GameResult(number, seed, state.first_seat, outcome, moves, state.turn, replay)
 
-    async def _flush(self, state: GameState, cursors: list[int]) -> None:
-        """Send every seat (and spectators) the events it has not seen, redacted for it."""
-        end = len(state.log)
+    async def _flush(self, state: GameState, cursors: list[int], game_over: bool = False) -> None:
+        """Send the seats (and spectators) the events they have not seen, redacted for each:
+        at the end of a turn every seat but the compact ones (their decisions carry the events),
+        at the end of the game every seat."""
         for seat in self.seats:
-            start = cursors[seat.index]
-            if start < end:
-                cursors[seat.index] = end
-                events = visible_events(state, seat.index, start)
-                await seat.send(rpb.RefereeMessage(events=rpb.EventBatch(
-                    game_number=self.game_number, events=events_to_proto(events))))
-        start = cursors[-1]
+            if game_over or not seat.compact:
+                await self._send_events(state, seat, cursors)
+        self._publish_events(state, cursors)
+
+    async def _send_events(self, state: GameState, seat: Seat, cursors: list[int]) -> None:
+        start, end = cursors[seat.index], len(state.log)
+        if start < end:
+            cursors[seat.index] = end
+            await seat.send(event_batch_message(self.game_number, visible_events(state, seat.index, start)))
+
+    def _publish_events(self, state: GameState, cursors: list[int]) -> None:
+        """Each move's public events to the spectators, as it happens."""
+        start, end = cursors[-1], len(state.log)
         if start < end and self.spectators:
             self._publish(rpb.SpectatorMessage(events=rpb.EventBatch(
                 game_number=self.game_number, events=events_to_proto(visible_events(state, None, start)))))
@@ -266,7 +289,7 @@ class Match(SeatRoster):
     # -- one decision ---------------------------------------------------------------------
 
     async def _decide(self, state: GameState, seat: Seat, strikes: list[int], bank: list[int],
-                      move_meta: dict[int, dict[str, Any]]) -> None:
+                      move_meta: dict[int, dict[str, Any]], cursors: list[int]) -> None:
         self._decision_id += 1
         decision_id = self._decision_id
         view = observe(state, seat.index)
@@ -274,10 +297,13 @@ class Match(SeatRoster):
         base_ms = tc.decision_ms if seat.decided_before else max(tc.decision_ms, tc.connect_ms)
         seat.decided_before = True
         seat.resume()
-        self.lag.take()
-        await seat.send(rpb.RefereeMessage(decision=rpb.DecisionRequest(
-            decision_id=decision_id, game_number=self.game_number, observation=observation_to_proto(view),
-            deadline_ms=base_ms, bank_ms=bank[seat.index])))
+        assert self.lag is not None
+        lag_mark = self.lag.mark()
+        if not seat.compact:  # "what happened since the last message" comes before the decision
+            await self._send_events(state, seat, cursors)
+        cursors[seat.index] = len(state.log)  # the observation's events reach the seat
+        await seat.send(decision_message(decision_id, self.game_number, view, base_ms, bank[seat.index],
+                                         packed_moves=seat.compact))
         started = time.monotonic()
         cpu_started = seat.process.cpu_seconds() if seat.process is not None else 0.0
         deadline = started + (base_ms + bank[seat.index]) / 1000
@@ -287,12 +313,10 @@ class Match(SeatRoster):
         fault: tuple[Fault, str] | None = None
         stale = 0
         while action is None and fault is None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or seat.gone is not None:
+            if seat.gone is not None:
                 break
-            try:
-                item = await asyncio.wait_for(seat.inbox.get(), remaining)
-            except (asyncio.TimeoutError, TimeoutError):
+            item = await seat.receive(deadline)
+            if item is None:
                 break
             if isinstance(item, Closed):
                 seat.gone = await self._explain(seat, item)
@@ -327,7 +351,7 @@ class Match(SeatRoster):
             self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)
             return
         if action is None and fault is None:
-            late_ms, stalled_ms = (ended - deadline) * 1000, self.lag.take()
+            late_ms, stalled_ms = (ended - deadline) * 1000, self.lag.since(lag_mark)
             window_ms = (deadline - started) * 1000
             limit = self.config.lag_limit_ms
             if window_ms > 0 and (late_ms > limit or stalled_ms > max(limit, window_ms / 10)):
@@ -393,8 +417,10 @@ class Match(SeatRoster):
             applied.append(move)
             if state.news_for(seat.index, start):
                 break
-        await seat.send(rpb.RefereeMessage(result=rpb.ActionResult(
-            decision_id=decision_id, applied=[move_to_proto(m) for m in applied], dropped=len(moves) - len(applied))))
+        dropped = len(moves) - len(applied)
+        if dropped or not seat.compact:  # a compact seat hears of an accepted action only when a plan was cut
+            await seat.send(rpb.RefereeMessage(result=rpb.ActionResult(
+                decision_id=decision_id, applied=[move_to_proto(m) for m in applied], dropped=dropped)))
         return None
 
     async def _handle_fault(self, state: GameState, seat: Seat, decision_id: int, fault: tuple[Fault, str],

@@ -9,9 +9,11 @@ carries the referee's out. Before the first game a stream that ends frees its se
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import secrets
 import signal
+import time
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -66,10 +68,18 @@ class Garbled:
     detail: str
 
 
+Outgoing = rpb.RefereeMessage | bytes
+"""What the referee sends a seat: a message, or one already written as protobuf wire bytes
+(``spite_wire.encoding``: the hot messages, built without protobuf objects)."""
+
+Incoming = rpb.BotMessage | Closed | Garbled
+"""What a seat's inbox holds: the bot's messages, unreadable input, and how the channel ended."""
+
+
 class SeatChannel(Protocol):
     """The referee's side of one seat's connection."""
 
-    async def send(self, message: rpb.RefereeMessage) -> None: ...
+    async def send(self, message: Outgoing) -> None: ...
 
     def close(self) -> None: ...
 
@@ -81,7 +91,8 @@ class Seat:
         self.index = index
         self.token = secrets.token_urlsafe(32)
         self.report = SeatReport(index, name)
-        self.inbox: asyncio.Queue[rpb.BotMessage | Closed | Garbled] = asyncio.Queue()
+        self._inbox: collections.deque[Incoming] = collections.deque()
+        self._waiter: asyncio.Future[None] | None = None
         self.channel: SeatChannel | None = None
         self.connected = asyncio.Event()
         self.gone: Closed | None = None
@@ -93,6 +104,8 @@ class Seat:
         self.decided_before = False
         self.left_early = ""
         """Why the seat's last connection ended before the match started (it may reconnect)."""
+        self.compact = False
+        """The bot asked for the compact session in its Hello (docs/protocol.md)."""
 
     def pause(self) -> None:
         if self.process is not None and not self.paused:
@@ -104,7 +117,7 @@ class Seat:
             self.process.resume()
             self.paused = False
 
-    async def send(self, message: rpb.RefereeMessage) -> None:
+    async def send(self, message: Outgoing) -> None:
         if self.channel is None or self.gone is not None:
             return
         try:
@@ -113,11 +126,41 @@ class Seat:
             log.info("seat %d: sending failed: %r", self.index, error)
             self.gone = Closed(Ending.CRASH, "the connection was lost: the bot's stream had ended")
 
-    def deliver(self, item: rpb.BotMessage | Closed | Garbled) -> None:
+    def deliver(self, item: Incoming) -> None:
         """Called by the channel for each message from the bot (or its end)."""
-        if self.inbox.qsize() >= MAX_INBOX and not isinstance(item, Closed):
+        if len(self._inbox) >= MAX_INBOX and not isinstance(item, Closed):
             item = Closed(Ending.MALFORMED, f"flooding: more than {MAX_INBOX} messages sent without a decision")
-        self.inbox.put_nowait(item)
+        self._inbox.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def receive(self, deadline: float) -> Incoming | None:
+        """The next item in the inbox, waiting until ``deadline`` (``time.monotonic()``) at most;
+        None when it passed. One future and one timer per wait: a decision's wait is on the
+        referee's hot path, where ``asyncio.wait_for`` would start a task each time."""
+        if self._inbox:
+            return self._inbox.popleft()
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        timer = loop.call_later(remaining, _expire, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            self._waiter = None
+        return self._inbox.popleft() if self._inbox else None
+
+    def clear_inbox(self) -> None:
+        self._inbox.clear()
+
+
+def _expire(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 class _Timed(Protocol):
@@ -135,15 +178,16 @@ class SeatRoster:
     state_name: MatchState
     finished: asyncio.Event
 
-    def attach(self, seat: Seat, channel: SeatChannel, name: str, version: str) -> None:
+    def attach(self, seat: Seat, channel: SeatChannel, name: str, version: str, *, compact: bool = False) -> None:
         seat.channel = channel
+        seat.compact = compact
         seat.left_early = ""
         seat.report.version = _cut(version, 64)
         seat.report.name = seat.report.name or _cut(name, 64)
         seat.report.status = SeatStatus.ACTIVE
         seat.connected.set()
 
-    def receive(self, seat: Seat, channel: SeatChannel, item: rpb.BotMessage | Closed | Garbled) -> None:
+    def receive(self, seat: Seat, channel: SeatChannel, item: Incoming) -> None:
         """Deliver what ``channel`` read to ``seat``. While the match waits for its seats, the
         end of a seat's stream frees the seat at once, so its bot may connect again with its
         token; afterwards the end is the match's to judge. Leftovers of a replaced channel
@@ -160,8 +204,7 @@ class SeatRoster:
         seat.connected.clear()
         seat.report.status = SeatStatus.PENDING
         seat.left_early = closed.detail
-        while not seat.inbox.empty():
-            seat.inbox.get_nowait()
+        seat.clear_inbox()
         log.info("match %s: seat %d left before the match started: %s", self.match_id, seat.index, closed.detail)
         if channel is not None:
             channel.close()

@@ -26,6 +26,7 @@ from spite.v1 import referee_pb2_grpc
 
 from . import limits
 from .match import Closed, Match, MatchConfig, Policy, Seat, TimeControl
+from .seats import Outgoing
 from spite_engine import Ending, RulesError, parse_rules
 from spite_wire import PROTOCOL_VERSION
 
@@ -131,8 +132,8 @@ class GrpcSeatChannel:
         self.context = context
         self.closed = asyncio.Event()
 
-    async def send(self, message: rpb.RefereeMessage) -> None:
-        await self.context.write(message)
+    async def send(self, message: Outgoing) -> None:
+        await self.context.write(message)  # bytes pass through the Play stream's serializer as they are
 
     def close(self) -> None:
         self.closed.set()
@@ -177,8 +178,8 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
                 await context.abort(refused.code, refused.message)
                 return
             channel = GrpcSeatChannel(context)
-            await context.write(match.welcome(seat))
-            match.attach(seat, channel, hello.name, hello.version)
+            await context.write(match.welcome(seat, compact=hello.compact))
+            match.attach(seat, channel, hello.name, hello.version, compact=hello.compact)
             while not pending.empty():
                 match.receive(seat, channel, pending.get_nowait())
             sink[0] = lambda item: match.receive(seat, channel, item)
@@ -230,6 +231,33 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
                 yield message
         finally:
             match.spectators.remove(queue)
+
+
+def _serialize_referee_message(message: Outgoing) -> bytes:
+    """The Play stream's serializer: a message, or the bytes ``spite_wire.encoding`` wrote for one."""
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+def add_referee_servicer(servicer: RefereeServicer, server: grpc.aio.Server) -> None:
+    """Serve ``servicer`` on ``server``: the generated registration, but Play's replies may be
+    ready-written bytes (the referee's hot messages skip protobuf objects)."""
+    service = rpb.DESCRIPTOR.services_by_name["Referee"].full_name
+    handlers = {
+        "Play": grpc.stream_stream_rpc_method_handler(
+            servicer.Play, request_deserializer=rpb.BotMessage.FromString,
+            response_serializer=_serialize_referee_message),
+        "CreateMatch": grpc.unary_unary_rpc_method_handler(
+            servicer.CreateMatch, request_deserializer=rpb.CreateMatchRequest.FromString,
+            response_serializer=rpb.CreateMatchResponse.SerializeToString),
+        "GetMatch": grpc.unary_unary_rpc_method_handler(
+            servicer.GetMatch, request_deserializer=rpb.GetMatchRequest.FromString,
+            response_serializer=rpb.MatchStatus.SerializeToString),
+        "Spectate": grpc.unary_stream_rpc_method_handler(
+            servicer.Spectate, request_deserializer=rpb.SpectateRequest.FromString,
+            response_serializer=rpb.SpectatorMessage.SerializeToString),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
+    server.add_registered_method_handlers(service, handlers)
 
 
 _POLICIES = {rpb.POLICY_FORFEIT: Policy.FORFEIT, rpb.POLICY_SUBSTITUTE: Policy.SUBSTITUTE}
@@ -354,7 +382,7 @@ async def start_referee(listen: str = "127.0.0.1:0", admin_token: str | None = N
     arena = Arena()
     admin_token = admin_token or secrets.token_urlsafe(32)
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    referee_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(arena, admin_token), server)  # type: ignore[no-untyped-call]
+    add_referee_servicer(RefereeServicer(arena, admin_token), server)
     health_servicer = health.aio.HealthServicer() if hasattr(health, "aio") else health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     names = (rpb.DESCRIPTOR.services_by_name["Referee"].full_name, health.SERVICE_NAME, reflection.SERVICE_NAME)

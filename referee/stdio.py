@@ -21,6 +21,7 @@ from spite.v1 import referee_pb2 as rpb
 
 from .launcher import BotProcess
 from .match import Closed, Garbled, Match, Seat
+from .seats import Outgoing
 from spite_engine import Ending
 from .server import MAX_MESSAGE_BYTES, Arena, SessionRefused
 
@@ -32,8 +33,8 @@ class StdioSeatChannel:
         self.writer = writer
         self.closed = asyncio.Event()
 
-    async def send(self, message: rpb.RefereeMessage) -> None:
-        self.writer.write(encode(message))
+    async def send(self, message: Outgoing) -> None:
+        self.writer.write(encode(message if not isinstance(message, bytes) else rpb.RefereeMessage.FromString(message)))
         await self.writer.drain()
 
     def close(self) -> None:
@@ -118,8 +119,8 @@ async def serve_stdio_seat(arena: Arena, match: Match, seat: Seat, process: BotP
     if admitted_seat is not seat:
         await refuse("UNAUTHENTICATED", "unknown or expired seat token")
         return
-    await channel.send(admitted_match.welcome(seat))
-    admitted_match.attach(seat, channel, message.hello.name, message.hello.version)
+    await channel.send(admitted_match.welcome(seat, compact=message.hello.compact))
+    admitted_match.attach(seat, channel, message.hello.name, message.hello.version, compact=message.hello.compact)
     try:
         while True:
             try:

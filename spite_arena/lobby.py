@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
 import grpc
-from spite.v1 import arena_pb2, arena_pb2_grpc, referee_pb2_grpc
+from spite.v1 import arena_pb2, arena_pb2_grpc
 
-from referee.server import SERVER_OPTIONS, Arena, RefereeServicer, RunningReferee
+from referee.server import SERVER_OPTIONS, Arena, RefereeServicer, RunningReferee, add_referee_servicer
 from tournaments.ratings import RatingParams
 
 from .store import NAME_CHARS, ArenaStore
@@ -136,7 +136,7 @@ async def start_lobby(listen: str, lobby: Lobby, credentials: grpc.ServerCredent
     arena = Arena()
     admin_token = secrets.token_urlsafe(32)
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    referee_pb2_grpc.add_RefereeServicer_to_server(RefereeServicer(arena, admin_token), server)  # type: ignore[no-untyped-call]
+    add_referee_servicer(RefereeServicer(arena, admin_token), server)
     arena_pb2_grpc.add_ArenaServicer_to_server(ArenaServicer(lobby), server)  # type: ignore[no-untyped-call]
     port = server.add_insecure_port(listen) if credentials is None else server.add_secure_port(listen, credentials)
     if port == 0 and not listen.endswith(":0"):

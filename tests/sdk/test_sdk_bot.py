@@ -122,7 +122,8 @@ def test_a_whole_match_over_a_real_stream(tmp_path: Path, transport: str) -> Non
     session = run.session
 
     # Hello first, with the token, and the token again in metadata.
-    assert session.hello == referee_pb2.Hello(token=TOKEN, name="script", version="9.9.9", protocol_version=1)
+    assert session.hello == referee_pb2.Hello(token=TOKEN, name="script", version="9.9.9", protocol_version=1,
+                                             compact=True)
     assert session.metadata["spite-token"] == TOKEN
     assert session.half_closed
 

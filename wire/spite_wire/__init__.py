@@ -19,12 +19,14 @@ from typing import Any, Final, Iterable
 
 from spite.v1 import game_pb2 as pb
 
+from .encoding import move_code
+
 from spite_engine import (Ending, Event, EventKind, MalformedMoveError, Move, MoveKind, Observation, Outcome,
                           RuleSet, RulesError, StockView, make_move)
 
 __all__ = [
     "PROTOCOL_VERSION", "ConversionError",
-    "move_from_proto", "move_to_proto", "moves_from_proto", "rules_from_proto", "rules_to_proto",
+    "move_from_proto", "move_to_proto", "moves_from_proto", "moves_from_codes", "rules_from_proto", "rules_to_proto",
     "stock_from_proto", "stock_to_proto", "event_from_proto", "event_to_proto", "events_to_proto",
     "outcome_from_proto", "outcome_to_proto", "observation_from_proto", "observation_to_proto",
 ]
@@ -76,6 +78,25 @@ def moves_from_proto(messages: Iterable[pb.Move]) -> tuple[Move, ...]:
         move = known.get(key)
         moves.append(move if move is not None else _new_move(key))
     return tuple(moves)
+
+
+def moves_from_codes(codes: Iterable[int]) -> tuple[Move, ...]:
+    """The moves of an observation's ``packed_legal_moves`` (one number per move: wire kind |
+    wire source << 4 | source_index << 8 | card << 16 | target << 24); :class:`ConversionError`
+    for a number that names no move."""
+    known = _CODED
+    moves = []
+    for code in codes:
+        move = known.get(code)
+        if move is None:
+            move = _new_move((code & 15, code >> 4 & 15, code >> 8 & 255, code >> 16 & 255, code >> 24 & 255))
+            if move_code(move) == code:  # only a number that names its move exactly is kept
+                known[code] = move
+        moves.append(move)
+    return tuple(moves)
+
+
+_CODED: dict[int, Move] = {}
 
 
 def _new_move(key: tuple[int, int, int, int, int]) -> Move:
@@ -190,6 +211,6 @@ def observation_from_proto(message: pb.Observation, rules: RuleSet) -> Observati
         tuple([tuple(p.cards) for p in m.centre_piles]),
         m.draw_pile_count, m.set_aside_count,
         tuple([event_from_proto(e) for e in m.events]),
-        moves_from_proto(m.legal_moves),
+        moves_from_codes(m.packed_legal_moves) if m.packed_legal_moves else moves_from_proto(m.legal_moves),
         None,
     )

@@ -376,8 +376,15 @@ type Hello struct {
 	Version string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
 	// The protocol version the bot speaks; this referee speaks 1.
 	ProtocolVersion uint32 `protobuf:"varint,4,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Ask for the compact session (docs/protocol.md, "Compact sessions"): observations carry
+	// packed_legal_moves instead of legal_moves; an accepted action gets no ActionResult (a
+	// fault or a cut plan still does); and no EventBatch comes during a game, as each
+	// DecisionRequest's observation.events already holds every event since the seat's previous
+	// decision (the events after its last decision of a game come in one EventBatch before
+	// GameOver). Left false, the session is exactly as before.
+	Compact       bool `protobuf:"varint,6,opt,name=compact,proto3" json:"compact,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Hello) Reset() {
@@ -436,6 +443,13 @@ func (x *Hello) GetProtocolVersion() uint32 {
 		return x.ProtocolVersion
 	}
 	return 0
+}
+
+func (x *Hello) GetCompact() bool {
+	if x != nil {
+		return x.Compact
+	}
+	return false
 }
 
 // A bot's answer to one decision.
@@ -868,7 +882,10 @@ type Welcome struct {
 	// Each seat's bot name, by seat (names of seats not yet connected are empty). Public.
 	SeatNames []string `protobuf:"bytes,7,rep,name=seat_names,json=seatNames,proto3" json:"seat_names,omitempty"`
 	// What bad behaviour gets in this match.
-	Policy        Policy `protobuf:"varint,8,opt,name=policy,proto3,enum=spite.v1.Policy" json:"policy,omitempty"`
+	Policy Policy `protobuf:"varint,8,opt,name=policy,proto3,enum=spite.v1.Policy" json:"policy,omitempty"`
+	// The session is compact, as the Hello asked (a referee that does not know compact sessions
+	// leaves this false, and the session is the full one).
+	Compact       bool `protobuf:"varint,9,opt,name=compact,proto3" json:"compact,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -959,6 +976,13 @@ func (x *Welcome) GetPolicy() Policy {
 	return Policy_POLICY_UNSPECIFIED
 }
 
+func (x *Welcome) GetCompact() bool {
+	if x != nil {
+		return x.Compact
+	}
+	return false
+}
+
 // A game of the match begins. Private to the seat (it carries the seat's hand).
 type GameStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1023,9 +1047,11 @@ func (x *GameStart) GetObservation() *Observation {
 	return nil
 }
 
-// Events that happened since the last message, redacted for the recipient. Every event
-// of a game reaches every seat once this way; the events since a seat's previous decision
-// are also repeated in its next DecisionRequest's observation.events.
+// Events that happened since the last message, redacted for the recipient, sent at the end
+// of each turn and just before a seat's decision. Every event of a game reaches every seat
+// once this way; the events since a seat's previous decision are also repeated in its next
+// DecisionRequest's observation.events. (A compact session gets batches only at a game's
+// end: see Hello.compact.)
 type EventBatch struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The game the events belong to, 0-based.
@@ -2148,12 +2174,13 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"BotMessage\x12'\n" +
 	"\x05hello\x18\x01 \x01(\v2\x0f.spite.v1.HelloH\x00R\x05hello\x12*\n" +
 	"\x06action\x18\x02 \x01(\v2\x10.spite.v1.ActionH\x00R\x06actionB\x06\n" +
-	"\x04body\"v\n" +
+	"\x04body\"\x90\x01\n" +
 	"\x05Hello\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\tR\aversion\x12)\n" +
-	"\x10protocol_version\x18\x04 \x01(\rR\x0fprotocolVersion\"\xb6\x01\n" +
+	"\x10protocol_version\x18\x04 \x01(\rR\x0fprotocolVersion\x12\x18\n" +
+	"\acompact\x18\x06 \x01(\bR\acompact\"\xb6\x01\n" +
 	"\x06Action\x12\x1f\n" +
 	"\vdecision_id\x18\x01 \x01(\x04R\n" +
 	"decisionId\x12\x1f\n" +
@@ -2179,7 +2206,7 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"\x04body\"7\n" +
 	"\aRefusal\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\xa5\x02\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\xbf\x02\n" +
 	"\aWelcome\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12'\n" +
 	"\x05rules\x18\x02 \x01(\v2\x11.spite.v1.RuleSetR\x05rules\x128\n" +
@@ -2189,7 +2216,8 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"\x10protocol_version\x18\x06 \x01(\rR\x0fprotocolVersion\x12\x1d\n" +
 	"\n" +
 	"seat_names\x18\a \x03(\tR\tseatNames\x12(\n" +
-	"\x06policy\x18\b \x01(\x0e2\x10.spite.v1.PolicyR\x06policy\"\x84\x01\n" +
+	"\x06policy\x18\b \x01(\x0e2\x10.spite.v1.PolicyR\x06policy\x12\x18\n" +
+	"\acompact\x18\t \x01(\bR\acompact\"\x84\x01\n" +
 	"\tGameStart\x12\x1f\n" +
 	"\vgame_number\x18\x01 \x01(\rR\n" +
 	"gameNumber\x12\x1d\n" +

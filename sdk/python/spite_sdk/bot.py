@@ -67,6 +67,12 @@ class Bot:
     """Shown in logs and leaderboards (at most 64 bytes); the class name if empty."""
     version: ClassVar[str] = "0"
     """The bot's version (at most 64 bytes)."""
+    compact: ClassVar[bool] = True
+    """Ask the referee for the compact session (docs/protocol.md): legal moves packed, no
+    ActionResult for an accepted action, the events in each decision rather than in batches
+    during the opponents' turns. The hooks see the same things either way (``on_events`` gets
+    each decision's events just before ``decide``); set False to see the full session's
+    messages as they come."""
 
     welcome: Welcome | None = None
     """The terms of the match, once the referee has sent them."""
@@ -118,8 +124,10 @@ class Bot:
         """A game begins; ``observation`` is the opening view (no legal moves yet)."""
 
     def on_events(self, events: tuple[Event, ...]) -> None:
-        """Events the referee sent between decisions (an ``EventBatch``). The events since
-        the seat's previous decision also arrive in ``observation.events``."""
+        """Events the referee sent between decisions (an ``EventBatch``; in the compact session,
+        a decision's ``observation.events``, just before ``decide``). Each event of a game comes
+        here once; the events since the seat's previous decision also arrive in
+        ``observation.events``."""
 
     def on_result(self, result: ActionResult) -> None:
         """The referee's verdict on an action. By default a rejected action is reported
@@ -227,9 +235,11 @@ class Bot:
         name = self.display_name
         await call.write(referee_pb2.BotMessage(hello=referee_pb2.Hello(
             token=token, name=cut_utf8(name, MAX_NAME_BYTES), version=cut_utf8(str(self.version), MAX_NAME_BYTES),
-            protocol_version=PROTOCOL_VERSION)))
+            protocol_version=PROTOCOL_VERSION, compact=self.compact)))
         debug = logger.isEnabledFor(logging.DEBUG)
         rules: RuleSet | None = None
+        compact = False
+        dealt = 0  # events of GameStart's observation that the game's first decision repeats
         monotonic = time.monotonic
         BotMessage = referee_pb2.BotMessage
         while True:
@@ -250,6 +260,10 @@ class Bot:
                 self.decision = DecisionContext(request.decision_id, request.game_number, received,
                                                 received + request.deadline_ms / 1000, request.bank_ms / 1000)
                 observation = observation_from_proto(request.observation, rules)
+                if compact and len(observation.events) > dealt:
+                    # the game's first decision repeats the deal, which GameStart showed
+                    self.on_events(observation.events[dealt:])
+                dealt = 0
                 choice: Any = self.decide(observation)
                 note = ""
                 if isinstance(choice, Decision):
@@ -272,6 +286,7 @@ class Bot:
                 start = message.game_start
                 self.game_number = start.game_number
                 logger.info("game %d starts, seat %d moves first", start.game_number, start.first_seat)
+                dealt = len(start.observation.events)
                 self.on_game_start(start.game_number, observation_from_proto(start.observation, rules))
             elif kind == "game_over":
                 outcome = outcome_from_proto(message.game_over.outcome)
@@ -282,7 +297,7 @@ class Bot:
                 if welcome.protocol_version not in (0, PROTOCOL_VERSION):
                     logger.warning("the referee speaks protocol %d, this SDK %d",
                                    welcome.protocol_version, PROTOCOL_VERSION)
-                self.welcome, rules = welcome, welcome.rules
+                self.welcome, rules, compact = welcome, welcome.rules, welcome.compact
                 logger.info("seat %d of match %s: %s, %d game(s)", welcome.seat, welcome.match_id,
                             welcome.rules.name, welcome.games)
                 self.on_welcome(welcome)

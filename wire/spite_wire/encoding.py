@@ -1,0 +1,223 @@
+"""The referee's hot messages written straight to protobuf wire bytes.
+
+Every decision sends a ``RefereeMessage`` holding a ``DecisionRequest`` and its
+``Observation``; building that as protobuf objects (a message per pile, per stock, per
+event, per legal move) and then serializing it costs several times what the rules engine
+spends on the decision. The functions here write the same bytes directly from the engine's
+values, in field-number order with packed repeated scalars and zero values left out, as
+protobuf's own serializer does: ``tests/wire/test_encoding.py`` checks, over many random
+games, that they parse to the messages ``spite_wire``'s converters build and serialize to
+the same bytes.
+
+The encoding, for a reader of this file (https://protobuf.dev/programming-guides/encoding/):
+a field is a key ``number << 3 | wire type`` (0: varint, 2: length-delimited) then its value;
+a nested message or a packed list is its length then its bytes. Cards, hand sizes and
+counts under 128 are one byte each, so a packed list of them is ``bytes(values)``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from spite_engine import Event, Move, MoveKind, Observation
+
+_MASK64 = (1 << 64) - 1
+
+
+def _varint(value: int) -> bytes:
+    value &= _MASK64
+    out = bytearray()
+    while value >= 128:
+        out.append((value & 127) | 128)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+_COMMON = {n: _varint(n) for n in range(-1, 1 << 14)}
+"""Every varint the hot messages write but ids, codes and clock values: -1 (no seat, no
+pile), cards, counts, turns, sizes."""
+
+
+def varint(value: int) -> bytes:
+    """An unsigned varint; a negative int32 is written as its 64-bit two's complement (ten bytes)."""
+    cached = _COMMON.get(value)
+    return cached if cached is not None else _varint(value)
+
+
+def _field(key: int, payload: bytes) -> bytes:
+    """A length-delimited field: its key byte, the payload's length, the payload."""
+    size = len(payload)
+    return bytes((key, size)) + payload if size < 128 else bytes((key,)) + varint(size) + payload
+
+
+
+def _packed(key: int, values: Sequence[int]) -> bytes:
+    """A packed repeated uint32 field (nothing for an empty list, as protobuf writes it)."""
+    if not values:
+        return b""
+    if max(values) < 128:
+        return _field(key, bytes(values))
+    return _field(key, b"".join(map(varint, values)))
+
+
+def _uint(key: int, value: int) -> bytes:
+    """A varint field, left out when zero (proto3's default)."""
+    if not value:
+        return b""
+    return bytes((key, value)) if 0 < value < 128 else bytes((key,)) + varint(value)
+
+
+# -- moves ------------------------------------------------------------------------------------
+
+_MOVE_BYTES: dict[Move, bytes] = {}
+_MOVE_CODES: dict[Move, int] = {}
+_PACKED_ENTRIES: dict[Move, bytes] = {}
+_LISTED_ENTRIES: dict[Move, bytes] = {}
+
+
+def move_bytes(move: Move) -> bytes:
+    """A ``Move`` message's bytes (cached: the engine's moves are a small fixed set)."""
+    cached = _MOVE_BYTES.get(move)
+    if cached is None:
+        if move.kind == MoveKind.PASS:
+            cached = b"\x08\x03"
+        else:
+            cached = (_uint(0x08, move.kind + 1) + _uint(0x10, move.source + 1) + _uint(0x18, move.index)
+                      + _uint(0x20, move.card) + _uint(0x28, move.target))
+        _MOVE_BYTES[move] = cached
+    return cached
+
+
+def move_code(move: Move) -> int:
+    """A move packed in one number, as in ``Observation.packed_legal_moves``: wire kind |
+    wire source << 4 | source_index << 8 | card << 16 | target << 24 (a pass: 3)."""
+    code = _MOVE_CODES.get(move)
+    if code is None:
+        if move.kind == MoveKind.PASS:
+            code = 3
+        else:
+            code = (move.kind + 1) | (move.source + 1) << 4 | move.index << 8 | move.card << 16 | move.target << 24
+        _MOVE_CODES[move] = code
+    return code
+
+
+def move_codes(moves: Iterable[Move]) -> list[int]:
+    codes = _MOVE_CODES
+    return [codes.get(m) or move_code(m) for m in moves]
+
+
+def _legal_moves(moves: Sequence[Move], packed: bool) -> bytes:
+    """The legal moves as repeated ``Move`` fields (12), or packed in one field (13)."""
+    entries = _PACKED_ENTRIES if packed else _LISTED_ENTRIES
+    parts = []
+    for move in moves:
+        entry = entries.get(move)
+        if entry is None:
+            entry = entries[move] = varint(move_code(move)) if packed else _field(0x62, move_bytes(move))
+        parts.append(entry)
+    return _field(0x6A, b"".join(parts)) if packed else b"".join(parts)
+
+
+# -- events and observations ------------------------------------------------------------------
+
+def _event_bytes(event: Event) -> bytes:
+    kind, seat, move, cards, count, pile = event
+    out = bytes((0x08, kind + 1))
+    if seat:
+        out += b"\x10" + varint(seat)
+    if move is not None:
+        out += _field(0x1A, move_bytes(move))
+    if cards:
+        out += _packed(0x22, cards)
+    if count:
+        out += b"\x28" + varint(count)
+    if pile:
+        out += b"\x30" + varint(pile)
+    return out
+
+
+class _Memo(dict[object, bytes]):
+    """Encoded parts by value: from one decision to the next most piles, stocks and events
+    are the same, and looking a tuple up costs less than writing it. Emptied when full, so a
+    long-running referee's memory stays bounded."""
+
+    LIMIT = 20_000
+
+    def put(self, key: object, value: bytes) -> bytes:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        self[key] = value
+        return value
+
+
+_EVENTS, _PILES, _STOCKS = _Memo(), _Memo(), _Memo()
+
+
+def event_bytes(event: Event) -> bytes:
+    """An ``Event`` message's bytes (its seat and pile are int32: -1 takes ten bytes)."""
+    cached = _EVENTS.get(event)
+    return cached if cached is not None else _EVENTS.put(event, _event_bytes(event))
+
+
+def events_bytes(key: int, events: Iterable[Event]) -> bytes:
+    """The events as repeated ``Event`` fields numbered by ``key``."""
+    return b"".join([_field(key, event_bytes(e)) for e in events])
+
+
+def _seat_piles(piles: tuple[tuple[int, ...], ...]) -> bytes:
+    """A ``SeatPiles`` field (7) of an observation."""
+    cached = _PILES.get(piles)
+    if cached is None:
+        cached = _PILES.put(piles, _field(0x3A, b"".join([_field(0x0A, _packed(0x0A, pile)) for pile in piles])))
+    return cached
+
+
+def _centre(piles: tuple[tuple[int, ...], ...]) -> bytes:
+    """The centre piles: one ``Pile`` field (8) each."""
+    key = ("centre", piles)
+    cached = _PILES.get(key)
+    if cached is None:
+        cached = _PILES.put(key, b"".join([_field(0x42, _packed(0x0A, pile)) for pile in piles]))
+    return cached
+
+
+def _stocks(stocks: tuple[tuple[int, tuple[int, ...]], ...]) -> bytes:
+    """The stocks: one ``StockView`` field (6) each."""
+    cached = _STOCKS.get(stocks)
+    if cached is None:
+        cached = _STOCKS.put(stocks, b"".join([_field(0x32, _uint(0x08, count) + _packed(0x12, visible))
+                                               for count, visible in stocks]))
+    return cached
+
+
+def observation_bytes(view: Observation, *, packed_moves: bool = False) -> bytes:
+    """An ``Observation`` message's bytes; with ``packed_moves`` its legal moves go in
+    ``packed_legal_moves`` (the compact session) instead of ``legal_moves``."""
+    parts = [b"\x08" + varint(view.seat) if view.seat else b"", _uint(0x10, view.turn), _uint(0x18, view.to_move),
+             _packed(0x22, view.hand), _packed(0x2A, view.hand_sizes), _stocks(view.stocks)]
+    parts += [_seat_piles(piles) for piles in view.discard_piles]
+    parts.append(_centre(view.centre_piles))
+    parts.append(_uint(0x48, view.draw_pile_count))
+    parts.append(_uint(0x50, view.set_aside_count))
+    if view.events:
+        parts.append(events_bytes(0x5A, view.events))
+    if view.legal_moves:
+        parts.append(_legal_moves(view.legal_moves, packed_moves))
+    return b"".join(parts)
+
+
+# -- referee messages -------------------------------------------------------------------------
+
+def decision_message(decision_id: int, game_number: int, view: Observation, deadline_ms: int, bank_ms: int,
+                     *, packed_moves: bool = False) -> bytes:
+    """A ``RefereeMessage`` holding a ``DecisionRequest`` (field 4)."""
+    body = (_uint(0x08, decision_id) + _uint(0x10, game_number)
+            + _field(0x1A, observation_bytes(view, packed_moves=packed_moves))
+            + _uint(0x20, deadline_ms) + _uint(0x28, bank_ms))
+    return _field(0x22, body)
+
+
+def event_batch_message(game_number: int, events: Sequence[Event]) -> bytes:
+    """A ``RefereeMessage`` holding an ``EventBatch`` (field 3)."""
+    return _field(0x1A, _uint(0x08, game_number) + events_bytes(0x12, events))
