@@ -22,6 +22,7 @@ from spite.v1 import referee_pb2 as rpb
 from .launcher import BotProcess
 from .match import Closed, Garbled, Match, Seat
 from .seats import Outgoing
+from spite_wire.canonical_json import referee_message_line
 from spite_engine import Ending
 from .server import MAX_MESSAGE_BYTES, Arena, SessionRefused
 
@@ -34,7 +35,7 @@ class StdioSeatChannel:
         self.closed = asyncio.Event()
 
     async def send(self, message: Outgoing) -> None:
-        self.writer.write(encode(message if not isinstance(message, bytes) else rpb.RefereeMessage.FromString(message)))
+        self.writer.write(referee_message_line(message))
         await self.writer.drain()
 
     def close(self) -> None:
@@ -45,7 +46,32 @@ class StdioSeatChannel:
 
 def encode(message: rpb.RefereeMessage) -> bytes:
     """One line of canonical JSON (lowerCamelCase names, enums by name, 64-bit ints as strings)."""
-    return json.dumps(json_format.MessageToDict(message), separators=(",", ":")).encode() + b"\n"
+    return referee_message_line(message)
+
+
+_UINT64 = 2**64
+
+
+def _plain_action(text: str) -> rpb.BotMessage | None:
+    """The common line, ``{"action": {"decisionId": "7", "moveIndex": 3, "debug": "..."}}``,
+    read without ``json_format`` (which walks descriptors and costs a stdio session most of
+    its time per decision); None for anything else, which the full parser then judges."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if type(data) is not dict or len(data) != 1 or type(action := data.get("action")) is not dict:
+        return None
+    decision_id, move_index, debug = action.get("decisionId", 0), action.get("moveIndex", 0), action.get("debug", "")
+    if not set(action) <= {"decisionId", "moveIndex", "debug"} or type(debug) is not str:
+        return None
+    if type(decision_id) is str and decision_id.isdigit() and decision_id.isascii():
+        decision_id = int(decision_id)
+    if type(decision_id) is not int or not 0 <= decision_id < _UINT64:
+        return None
+    if type(move_index) is not int or not 0 <= move_index < 2**32:
+        return None
+    return rpb.BotMessage(action=rpb.Action(decision_id=decision_id, move_index=move_index, debug=debug))
 
 
 def decode(line: bytes) -> rpb.BotMessage:
@@ -53,6 +79,9 @@ def decode(line: bytes) -> rpb.BotMessage:
     text = line.decode("utf-8", errors="replace").strip()
     if not text:
         raise ValueError("an empty line")
+    plain = _plain_action(text)
+    if plain is not None:
+        return plain
     try:
         message: rpb.BotMessage = json_format.Parse(text, rpb.BotMessage())
     except json_format.ParseError as error:
