@@ -43,13 +43,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import echo  # noqa: E402  (bench/echo.py)
 import grpc  # noqa: E402
 from spite.v1 import referee_pb2 as rpb  # noqa: E402
 from spite.v1 import referee_pb2_grpc  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
-ECHO_METHOD = "/bench.Echo/Play"
 CHANNEL_STREAMS = 200
 """Streams per client channel (one HTTP/2 connection each)."""
 
@@ -65,29 +65,11 @@ async def _serve_referee(admin: str) -> None:
     await referee.stop(grace=0.2)
 
 
-async def _serve_echo(rules: str) -> None:
-    reply = _typical_decision(rules)
-
-    async def play(requests: Any, context: grpc.aio.ServicerContext) -> Any:
-        async for _ in requests:
-            yield reply
-
-    handler = grpc.method_handlers_generic_handler("bench.Echo", {
-        "Play": grpc.stream_stream_rpc_method_handler(play)})
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((handler,))
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    print(f"127.0.0.1:{port}", flush=True)
-    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-    await server.stop(0.2)
-
-
 def _child_main(argv: list[str]) -> None:
     what, value = argv[0], argv[1]
     profile = argv[2] if len(argv) > 2 else ""
     runner = (lambda: asyncio.run(_serve_referee(value))) if what == "referee" else (
-        lambda: asyncio.run(_serve_echo(value)))
+        lambda: asyncio.run(echo.serve_grpc(value)))
     if profile:
         import cProfile
 
@@ -237,7 +219,7 @@ async def run_echo(streams: int, think: float, warmup: float, seconds: float, ru
         channels = _channels(child.address, streams)
         tally = Tally()
         request = rpb.BotMessage(action=rpb.Action(decision_id=1, move_index=0)).SerializeToString()
-        calls = [c.stream_stream(ECHO_METHOD) for c in channels]
+        calls = [c.stream_stream(echo.METHOD) for c in channels]
         tasks = [asyncio.create_task(_play_echo(calls[i % len(calls)], think, tally, request))
                  for i in range(streams)]
         figures = await _measure(child, tally, warmup, seconds)
@@ -268,17 +250,6 @@ def _figures(variant: str, streams: int, think: float, tally: Tally, figures: di
         result["rss_running_mb"] = figures["rss_running"] / 2**20
         result["kb_per_match"] = (figures["rss_running"] - rss_idle) / 1024 / streams
     return result
-
-
-def _typical_decision(rules: str) -> bytes:
-    """A typical DecisionRequest for ``rules``, serialized: the first decision of a game."""
-    from spite_engine import GameState, observe, parse_rules
-    from spite_wire import observation_to_proto
-
-    state = GameState.new(parse_rules(rules), 1)
-    return rpb.RefereeMessage(decision=rpb.DecisionRequest(
-        decision_id=1, observation=observation_to_proto(observe(state, state.to_move)),
-        deadline_ms=1000, bank_ms=10000)).SerializeToString()
 
 
 def main() -> int:

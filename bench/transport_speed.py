@@ -9,7 +9,10 @@
     Python SDK, one decision per round trip;
 (c) the same with a plan-sending greedy bot (each turn's plays sent as one plan);
 (d) the stdio transport (a Python bot speaking JSON lines), and any extra bot
-    manifests given with ``--bot NAME=MANIFEST`` (e.g. a Go or Rust greedy bot).
+    manifests given with ``--bot NAME=MANIFEST`` (e.g. a Go or Rust greedy bot);
+and the limits, in the same run (``bench/echo.py``): a bare gRPC bidi echo and a bare
+JSON-lines pipe echo between two Python processes, one message each way per round trip,
+the reply a decision's size (read by the client, as a bot reads it), nothing else.
 
 Round trip = from the referee sending a DecisionRequest to it receiving the Action
 (the bot's own thinking included; greedy thinks for microseconds). Every variant
@@ -35,6 +38,8 @@ from referee.local import play_local_match  # noqa: E402
 from referee.match import MatchConfig, Policy, TimeControl  # noqa: E402
 from spite_engine import parse_rules  # noqa: E402
 from referee.manifest import BotManifest, load_manifest  # noqa: E402
+
+import echo  # noqa: E402  (bench/echo.py)
 
 TIME = TimeControl(decision_ms=5000, bank_ms=30_000, connect_ms=30_000)
 
@@ -104,28 +109,39 @@ def main() -> int:
     for spec in args.bot:
         label, _, path = spec.partition("=")
         rows.append(over_wire(label, config, [load_manifest(path)] * rules.players))
+    trips = max(2000, rows[1]["decisions"])
+    limits = {"grpc": echo.grpc_round_trips(args.rules, trips), "pipe": echo.pipe_round_trips(args.rules, trips)}
     base = rows[0]
     for row in rows:
         row["moves_per_s"] = row["moves"] / row["seconds"]
         row["ratio_to_in_process"] = row["moves_per_s"] / base["moves_per_s"]
         row["same_games_as_in_process"] = row["outcomes"] == base["outcomes"]
+        limit = limits["pipe"] if row["variant"].startswith("stdio") else limits["grpc"]
+        row["ratio_to_echo"] = None if row is base else row["decisions_per_s"] / limit["per_s"]
     for row in rows:
         del row["outcomes"]
     report = {"date": time.strftime("%Y-%m-%d"), "machine": platform.machine(), "python": platform.python_version(),
-              "rules": rules.name, "games": args.games, "seed": args.seed, "rows": rows}
+              "rules": rules.name, "games": args.games, "seed": args.seed, "rows": rows, "limits": limits}
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
     print(f"{rules.name}, {args.games} games, seed {args.seed}, greedy vs greedy")
     print("moves/s: game moves per wall second; round trips: decisions asked of the bots; "
           "ratio: moves/s over in process")
-    print(f"{'variant':42} {'moves':>6} {'round trips':>11} {'moves/s':>8} {'ratio':>7} {'p50 us':>7} "
-          f"{'p99 us':>7}  same games")
+    print(f"{'variant':42} {'moves':>6} {'round trips':>11} {'moves/s':>8} {'ratio':>7} {'trips/s':>8} "
+          f"{'of echo':>7} {'p50 us':>7} {'p99 us':>7}  same games")
     for row in rows:
         p50 = f"{row['p50_us']:.0f}" if row["p50_us"] is not None else "-"
         p99 = f"{row['p99_us']:.0f}" if row["p99_us"] is not None else "-"
+        of_echo = f"{row['ratio_to_echo']:.0%}" if row["ratio_to_echo"] is not None else "-"
         print(f"{row['variant']:42} {row['moves']:6d} {row['decisions']:11d} {row['moves_per_s']:8.0f} "
-              f"{row['ratio_to_in_process']:7.4f} {p50:>7} {p99:>7}  {row['same_games_as_in_process']}")
+              f"{row['ratio_to_in_process']:7.4f} {row['decisions_per_s']:8.0f} {of_echo:>7} {p50:>7} {p99:>7}  "
+              f"{row['same_games_as_in_process']}")
+    for name, label in (("grpc", "limit: bare gRPC echo, Python"), ("pipe", "limit: bare JSON-lines pipe echo, Python")):
+        limit = limits[name]
+        print(f"{label:42} {'':6} {limit['round_trips']:11.0f} {'':8} {'':7} {limit['per_s']:8.0f} {'100%':>7} "
+              f"{limit['p50_us']:7.0f} {limit['p99_us']:7.0f}")
+    print("trips/s: round trips per wall second; of echo: trips/s over the echo's (stdio over the pipe echo's)")
     return 0
 
 
