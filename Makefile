@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup sandbox browser demo test bench bench-rules bench-transport bench-tournament bench-bots bench-sandbox proto clean
+.PHONY: setup sandbox browser demo test bench bench-rules bench-transport bench-referee bench-hosting bench-tournament bench-bots bench-sandbox proto clean
 
 setup: $(STAMP) sandbox browser
 
@@ -37,6 +37,12 @@ bench-tournament: setup
 bench-transport: setup
 	$(PY) bench/transport_speed.py
 
+bench-referee: setup
+	$(PY) bench/referee_load.py --matches 50 --seconds 15 --full
+
+bench-hosting: setup
+	$(PY) bench/referee_load.py --matches 1000 --think 1 --seconds 60 --no-echo
+
 # Sample bots' strength (docs/bots.md): duplicate deals in process on both cores, then the
 # sampler through the referee under its time control; each line alone works too.
 bench-bots: setup
@@ -53,7 +59,7 @@ bench-bots: setup
 bench-sandbox: setup
 	$(PY) bench/sandbox_cost.py
 
-bench: bench-rules bench-transport bench-tournament bench-sandbox
+bench: bench-rules bench-transport bench-referee bench-tournament bench-sandbox
 
 proto: setup
 	$(PY) wire/generate.py
