@@ -85,6 +85,10 @@ def moves_from_codes(codes: Iterable[int]) -> tuple[Move, ...]:
     wire source << 4 | source_index << 8 | card << 16 | target << 24); :class:`ConversionError`
     for a number that names no move."""
     known = _CODED
+    try:
+        return tuple(map(known.__getitem__, codes))  # every number seen before: one call
+    except KeyError:
+        pass
     moves = []
     for code in codes:
         move = known.get(code)
@@ -172,7 +176,12 @@ def event_from_proto(message: pb.Event) -> Event:
     if kind is None:
         raise ConversionError(f"unknown event kind {number}")
     move = move_from_proto(message.move) if message.HasField("move") else None
-    return Event(kind, message.seat, move, tuple(message.cards), message.count, message.pile)
+    # tuple.__new__ builds the same value as Event(...) without a Python-level call: every
+    # decision converts its events
+    return _new(Event, (kind, message.seat, move, tuple(message.cards), message.count, message.pile))
+
+
+_new = tuple.__new__
 
 
 def outcome_to_proto(outcome: Outcome) -> pb.Outcome:
@@ -201,16 +210,32 @@ def observation_to_proto(view: Observation) -> pb.Observation:
         events=events_to_proto(view.events), legal_moves=[move_to_proto(m) for m in view.legal_moves])
 
 
+_PILES: dict[bytes, tuple[tuple[int, ...], ...]] = {}
+
+
+def _seat_piles(message: pb.SeatPiles) -> tuple[tuple[int, ...], ...]:
+    """A seat's discard piles, remembered by their bytes: from one decision to the next most
+    are unchanged, and serializing a few bytes costs less than reading each pile's fields."""
+    key = message.SerializeToString()
+    piles = _PILES.get(key)
+    if piles is None:
+        if len(_PILES) >= 20_000:
+            _PILES.clear()
+        piles = _PILES[key] = tuple([tuple(p.cards) for p in message.piles])
+    return piles
+
+
 def observation_from_proto(message: pb.Observation, rules: RuleSet) -> Observation:
     """An observation from its wire form and the match's rule set (sent once, in Welcome)."""
     m: Any = message
-    return Observation(
+    new = _new
+    return new(Observation, (
         rules, m.seat, m.turn, m.to_move, tuple(m.hand), tuple(m.hand_sizes),
-        tuple([StockView(s.count, tuple(s.visible)) for s in m.stocks]),
-        tuple([tuple([tuple(p.cards) for p in seat.piles]) for seat in m.discard_piles]),
+        tuple([new(StockView, (s.count, tuple(s.visible))) for s in m.stocks]),
+        tuple([_seat_piles(seat) for seat in m.discard_piles]),
         tuple([tuple(p.cards) for p in m.centre_piles]),
         m.draw_pile_count, m.set_aside_count,
         tuple([event_from_proto(e) for e in m.events]),
         moves_from_codes(m.packed_legal_moves) if m.packed_legal_moves else moves_from_proto(m.legal_moves),
         None,
-    )
+    ))

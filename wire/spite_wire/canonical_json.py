@@ -155,12 +155,12 @@ def referee_message_dict(message: rpb.RefereeMessage) -> dict[str, Any]:
     kind = message.WhichOneof("body")
     write = _HOT.get(kind) if kind is not None else None
     if write is None:
-        return json_format.MessageToDict(message)
+        converted: dict[str, Any] = json_format.MessageToDict(message)
+        return converted
     return {kind: write(getattr(message, kind))}
 
 
 def referee_message_line(message: rpb.RefereeMessage | bytes) -> bytes:
     """One line of canonical JSON for a message, or for the wire bytes of one."""
-    if isinstance(message, bytes):
-        message = rpb.RefereeMessage.FromString(message)
-    return json.dumps(referee_message_dict(message), separators=(",", ":")).encode() + b"\n"
+    parsed = rpb.RefereeMessage.FromString(message) if isinstance(message, bytes) else message
+    return json.dumps(referee_message_dict(parsed), separators=(",", ":")).encode() + b"\n"
