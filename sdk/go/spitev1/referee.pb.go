@@ -885,7 +885,7 @@ type Welcome struct {
 	Policy Policy `protobuf:"varint,8,opt,name=policy,proto3,enum=spite.v1.Policy" json:"policy,omitempty"`
 	// The session is compact, as the Hello asked (a referee that does not know compact sessions
 	// leaves this false, and the session is the full one).
-	Compact       bool `protobuf:"varint,9,opt,name=compact,proto3" json:"compact,omitempty"`
+	Compact       bool `protobuf:"varint,11,opt,name=compact,proto3" json:"compact,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2217,7 +2217,7 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"\n" +
 	"seat_names\x18\a \x03(\tR\tseatNames\x12(\n" +
 	"\x06policy\x18\b \x01(\x0e2\x10.spite.v1.PolicyR\x06policy\x12\x18\n" +
-	"\acompact\x18\t \x01(\bR\acompact\"\x84\x01\n" +
+	"\acompact\x18\v \x01(\bR\acompact\"\x84\x01\n" +
 	"\tGameStart\x12\x1f\n" +
 	"\vgame_number\x18\x01 \x01(\rR\n" +
 	"gameNumber\x12\x1d\n" +
