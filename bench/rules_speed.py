@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Rules engine speed: whole games in process, for every preset and two policies.
 
-    .venv/bin/python bench/rules_speed.py [--games N] [--presets standard,skip-bo] [--json]
+    .venv/bin/python bench/rules_speed.py [--games N] [--presets standard,skip-bo] [--policies greedy] [--json]
 
 ``make bench-rules`` runs it with the defaults. For each preset (``spite_engine.PRESETS``
 unless ``--presets`` names others; any spec such as ``kings-only+short-15`` works) and
-each policy, it plays ``--games`` games with every seat on that policy:
+each policy (both unless ``--policies`` names one), it plays ``--games`` games with every seat on that policy:
 
 * ``random``: ``spite_sdk.policies.random_move`` with one ``random.Random(seed)`` per game;
 * ``greedy``: ``spite_sdk.policies.greedy_move``.
@@ -164,11 +164,18 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"games per preset and policy (default {DEFAULT_GAMES}: about a minute in all)")
     parser.add_argument("--presets", default=",".join(PRESETS),
                         help="comma-separated rule-set specs (default: every preset)")
+    parser.add_argument("--policies", default=",".join(POLICIES),
+                        help="comma-separated policies (default: %(default)s); the engine's target figure is "
+                             "--presets standard --policies greedy")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
     specs = [s.strip() for s in args.presets.split(",") if s.strip()]
+    policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+    for policy in policies:
+        if policy not in POLICIES:
+            parser.error(f"unknown policy {policy!r} (choose from {', '.join(POLICIES)})")
     for spec in specs:
         try:
             parse_rules(spec)  # a bad spec fails here, before any game
@@ -176,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(error))
     results = []
     for spec in specs:
-        for policy in POLICIES:
+        for policy in policies:
             results.append(play(spec, policy, args.games))
             if not args.json:
                 print(f"  {spec} / {policy}: done", file=sys.stderr)

@@ -23,6 +23,7 @@ legal moves                   the seat to move only
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import NamedTuple
 
 from .cards import Card
@@ -119,6 +120,23 @@ def _build(state: GameState, seat: int | None) -> Observation:
     rules = state.rules
     last = -1 - rules.open_stock
     to_move = state.to_move
+    # The stocks' and the discard piles' views change only on some moves (a stock play, a
+    # discard, a play from a discard pile): they are kept in the state between decisions,
+    # with the pile lists they were built from. ``apply`` drops them when it changes those
+    # piles; a pile list replaced directly (as tests and ``determinize`` build positions)
+    # is caught here. A pile edited in place from outside the engine is not: see GameState.
+    piles = tuple(state.stocks)
+    cached = state._stock_views
+    if cached is None or cached[0] != piles:
+        stock_views = tuple([_new(StockView, (len(s), tuple(s[-1:last:-1]))) for s in piles])
+        state._stock_views = cached = (piles, stock_views)
+    stock_views = cached[1]
+    piles = tuple(chain.from_iterable(state.discards))
+    cached = state._discard_views
+    if cached is None or cached[0] != piles:
+        discard_views = tuple([tuple(map(tuple, seat_piles)) for seat_piles in state.discards])
+        state._discard_views = cached = (piles, discard_views)
+    discard_views = cached[1]
     return _new(Observation, (
         rules,
         -1 if seat is None else seat,
@@ -126,8 +144,8 @@ def _build(state: GameState, seat: int | None) -> Observation:
         to_move,
         () if seat is None else tuple(sorted(state.hands[seat])),
         tuple(map(len, state.hands)),
-        tuple([_new(StockView, (len(s), tuple(s[-1:last:-1]))) for s in state.stocks]),
-        tuple([tuple(map(tuple, piles)) for piles in state.discards]),
+        stock_views,
+        discard_views,
         tuple(map(tuple, state.centre)),
         len(state.draw_pile),
         len(state.set_aside),

@@ -9,11 +9,18 @@ recorded in ``log`` as events, so a (rule set, seed, moves) triple replays exact
 
 Piles are lists with the top card last. A centre pile's rank is its length: a
 wild played on it takes rank ``len(pile) + 1``.
+
+``observe`` keeps the stocks' and the discard piles' public views in the state between
+decisions (they change on few moves); ``apply`` drops them when it changes those piles.
+Code that sets up a position may replace any pile list or attribute directly
+(``state.stocks[1] = [...]``, ``state.discards = ...``): that is noticed. Editing a stock
+or discard pile list in place (``append``, ``pop``) after observing the state is not:
+replace the list instead.
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 from .cards import ACE, KING, Card, card_name
 from .moves import (DISCARDS_FROM_HAND, PASS_MOVE, PLAYS_FROM_DISCARD, PLAYS_FROM_HAND, PLAYS_FROM_STOCK,
@@ -68,10 +75,17 @@ _DISCARD_TARGETS: dict[tuple[bool, ...], int] = {}
 """Memo of :func:`discard_targets` (a few hundred entries at most)."""
 
 _FITS_BY_WILD: dict[frozenset[Card], dict[tuple[int, ...], tuple[int, ...]]] = {}
-"""Memo of :func:`centre_fits` by centre pile heights, one per set of wild ranks. It holds
-values of a pure function, not game state (at most 12**4 entries with four piles; with
-more piles it starts again when full)."""
+"""Memo of :func:`centre_fits` by centre pile heights, one per set of wild ranks (each state
+holds its own rule set's). It holds values of a pure function, not game state (at most
+12**4 entries with four piles; with more piles it starts again when full)."""
 _FITS_MEMO_LIMIT = 1 << 16
+
+_DISCARD_BLOCKS: tuple[dict[tuple[int, ...], tuple[Move, ...]], ...] = ({}, {})
+"""Memo of the discard moves (or pass) of the seat to move, one for rule sets that forbid
+discarding Aces and one for those that allow it, keyed by the hand's distinct ranks, -1,
+and which of the seat's discard piles are started: without no-block nothing else decides
+them. Values of a pure function, not game state; each starts again when full."""
+_BLOCKS_MEMO_LIMIT = 1 << 16
 
 
 class GameState:
@@ -80,7 +94,7 @@ class GameState:
     __slots__ = ("rules", "seed", "draw_pile", "stocks", "hands", "discards", "centre", "set_aside",
                  "to_move", "turn", "outcome", "log", "cursors", "shuffles", "stuck_turns", "turn_stuck",
                  "first_seat",
-                 "_wild", "_stock_of", "_max_rank")
+                 "_wild", "_stock_of", "_max_rank", "_fits_memo", "_stock_views", "_discard_views")
 
     rules: RuleSet
     seed: int
@@ -105,6 +119,12 @@ class GameState:
     _wild: frozenset[Card]
     _stock_of: tuple[int, ...]
     _max_rank: int
+    _fits_memo: dict[tuple[int, ...], tuple[int, ...]]
+    _stock_views: tuple[Any, ...] | None
+    """``observe``'s public view of the stocks and what it was built from (see
+    ``observation._stock_views``); None when a move has changed them."""
+    _discard_views: tuple[Any, ...] | None
+    """The same for the discard piles."""
 
     @classmethod
     def new(cls, rules: RuleSet, seed: int, first_seat: int | None = None) -> "GameState":
@@ -119,6 +139,7 @@ class GameState:
         state._wild = rules.wild_ranks
         state._stock_of = tuple(rules.stock_of(s) for s in range(rules.players))
         state._max_rank = rules.max_rank
+        state._fits_memo = _FITS_BY_WILD.setdefault(state._wild, {})
         state.log = []
         deck = list(rules.deck_cards())
         keyed_shuffle(deck, seed, 0)
@@ -136,6 +157,7 @@ class GameState:
         state.discards = [[[] for _ in range(rules.discard_piles)] for _ in range(rules.players)]
         state.centre = [[] for _ in range(rules.centre_piles)]
         state.set_aside = []
+        state._stock_views = state._discard_views = None
         state.outcome = None
         state.cursors = [0] * rules.players
         state.stuck_turns = 0
@@ -156,6 +178,7 @@ class GameState:
         other = GameState.__new__(GameState)
         other.rules, other.seed = self.rules, self.seed
         other._wild, other._stock_of, other._max_rank = self._wild, self._stock_of, self._max_rank
+        other._fits_memo = self._fits_memo
         other.draw_pile = self.draw_pile[:]
         other.stocks = [s[:] for s in self.stocks]
         other.hands = [h[:] for h in self.hands]
@@ -167,6 +190,7 @@ class GameState:
         other.cursors = self.cursors[:]
         other.shuffles, other.stuck_turns, other.first_seat = self.shuffles, self.stuck_turns, self.first_seat
         other.turn_stuck = self.turn_stuck
+        other._stock_views = other._discard_views = None
         return other
 
     # -- queries ---------------------------------------------------------------------------
@@ -182,11 +206,11 @@ class GameState:
     def _fits(self) -> tuple[int, ...]:
         """:func:`centre_fits` of the centre piles now: per rank, the mask of piles it may go on."""
         heights = tuple(map(len, self.centre))
-        memo = _FITS_BY_WILD.get(self._wild)
-        if memo is None or len(memo) >= _FITS_MEMO_LIMIT:
-            memo = _FITS_BY_WILD[self._wild] = {}
+        memo = self._fits_memo
         fits = memo.get(heights)
         if fits is None:
+            if len(memo) >= _FITS_MEMO_LIMIT:
+                memo.clear()
             fits = memo[heights] = centre_fits(heights, self._wild)
         return fits
 
@@ -206,17 +230,36 @@ class GameState:
         for card in hand_ranks:
             if mask := fits[card]:
                 moves += PLAYS_FROM_HAND[card][mask]
-        for index, pile in enumerate(self.discards[seat]):
+        piles = self.discards[seat]
+        for index, pile in enumerate(piles):
             if pile and (mask := fits[pile[-1]]):
                 moves += PLAYS_FROM_DISCARD[index][pile[-1]][mask]
-        discardable = self._discardable(hand_ranks, fits)
-        if not discardable:
-            moves.append(PASS_MOVE)
-            return moves
-        targets = self._discard_targets(seat)
-        for card in discardable:
-            moves += DISCARDS_FROM_HAND[card][targets]
+        if self.rules.no_block:
+            moves += self._discards_and_pass(self._discardable(hand_ranks, fits), tuple(map(bool, piles)))
+        else:
+            # Without no-block the discards depend on the hand's ranks and on which piles are
+            # started only: one memo lookup instead of a loop over the ranks.
+            key = (*hand_ranks, -1, *map(bool, piles))
+            blocks = _DISCARD_BLOCKS[self.rules.discard_aces]
+            block = blocks.get(key)
+            if block is None:
+                if len(blocks) >= _BLOCKS_MEMO_LIMIT:
+                    blocks.clear()
+                block = blocks[key] = self._discards_and_pass(
+                    self._discardable(hand_ranks, fits), tuple(map(bool, piles)))
+            moves += block
         return moves
+
+    @staticmethod
+    def _discards_and_pass(discardable: list[Card], started: tuple[bool, ...]) -> tuple[Move, ...]:
+        """The discards of ``discardable`` onto piles started as ``started``, by rank then by
+        pile; or pass alone when there is nothing to discard."""
+        if not discardable:
+            return (PASS_MOVE,)
+        mask = _DISCARD_TARGETS.get(started)
+        if mask is None:
+            mask = _DISCARD_TARGETS[started] = discard_targets(started)
+        return tuple(move for card in discardable for move in DISCARDS_FROM_HAND[card][mask])
 
     def _discardable(self, cards: list[Card], fits: tuple[int, ...]) -> list[Card]:
         """The ``cards`` that may be discarded: no Aces (unless the rule set allows them) and,
@@ -239,8 +282,10 @@ class GameState:
 
     def has_play(self) -> bool:
         """Whether the seat to move can play any card onto a centre pile."""
+        return self._has_play(self._fits())
+
+    def _has_play(self, fits: tuple[int, ...]) -> bool:
         seat = self.to_move
-        fits = self._fits()
         stock = self.stocks[self._stock_of[seat]]
         if stock and fits[stock[-1]]:
             return True
@@ -273,8 +318,10 @@ class GameState:
             elif source == _STOCK:
                 stock_index = self._stock_of[seat]
                 self.stocks[stock_index].pop()
+                self._stock_views = None
             else:
                 self.discards[seat][move.index].pop()
+                self._discard_views = None
             pile = self.centre[target]
             pile.append(card)
             if source == _STOCK:
@@ -292,6 +339,7 @@ class GameState:
         elif kind == _DISCARD:
             self.hands[seat].remove(card)
             self.discards[seat][target].append(card)
+            self._discard_views = None
             self._end_turn()
         else:
             self._end_turn()
@@ -451,8 +499,13 @@ class GameState:
         seat = self.to_move
         self.log.append(_new(Event, (_TURN, seat, None, (), self.turn, -1)))
         self._refill(seat)
-        self.turn_stuck = self.outcome is None and not self.has_play() and (
-            (not self.draw_pile and not self.set_aside) or not self._has_discard())
+        if self.outcome is not None:
+            self.turn_stuck = False
+            return
+        fits = self._fits()
+        hand = self.hands[seat]
+        self.turn_stuck = not self._has_play(fits) and (
+            (not self.draw_pile and not self.set_aside) or not (hand and self._discardable(hand, fits)))
 
     def _finish_unfinished(self, ending: Ending, why: str) -> None:
         """Settle a game that stopped with no stock emptied (decision 6): by adjudication, the

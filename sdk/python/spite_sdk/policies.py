@@ -11,12 +11,14 @@ HAND=0, STOCK=1, DISCARD_PILE=2.
 from __future__ import annotations
 
 import random
+from operator import attrgetter
 from typing import Sequence
 
 from spite_engine import Move, Observation
 
 PLAY, DISCARD, PASS = 0, 1, 2
 HAND, STOCK, DISCARD_PILE = 0, 1, 2
+_CARD = attrgetter("card")
 
 
 def wild_ranks(observation: Observation) -> frozenset[int]:
@@ -35,15 +37,19 @@ def greedy_move(observation: Observation) -> Move:
     else onto the pile whose top is closest above it; with no discard, play a wild rather
     than pass."""
     moves: Sequence[Move] = observation.legal_moves
-    wild = wild_ranks(observation)
-    # One pass, keeping the first move of each kind in list order (as the rule above reads).
+    wild = observation.rules.wild_ranks
+    # One pass, keeping the first move of each kind in list order (as the rule above reads)
+    # and collecting the discards; then the discards' cards as a set (one C-level pass) give
+    # the card to discard, and a last pass looks at the discards of that card only.
     first_play: Move | None = None
     hand_play: Move | None = None
     pile_play: Move | None = None
     discards: list[Move] = []
     for m in moves:
         kind = m.kind
-        if kind == PLAY:
+        if kind == DISCARD:
+            discards.append(m)
+        elif kind == PLAY:
             source = m.source
             if source == STOCK:
                 return m
@@ -55,15 +61,14 @@ def greedy_move(observation: Observation) -> Move:
                         hand_play = m
                 elif source == DISCARD_PILE and pile_play is None:
                     pile_play = m
-        elif kind == DISCARD:
-            discards.append(m)
     if hand_play is not None:
         return hand_play
     if pile_play is not None:
         return pile_play
     if discards:
-        naturals = [m.card for m in discards if m.card not in wild]
-        card = max(naturals) if naturals else max(m.card for m in discards)
+        cards = set(map(_CARD, discards))
+        naturals = cards.difference(wild)
+        card = max(naturals) if naturals else max(cards)
         piles = observation.discard_piles[observation.seat]
         best: Move | None = None
         best_fit = (3, 0)
