@@ -376,8 +376,12 @@ type Hello struct {
 	Version string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
 	// The protocol version the bot speaks; this referee speaks 1.
 	ProtocolVersion uint32 `protobuf:"varint,4,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The bot can play more than one match on this connection ("warm"): after MatchOver it
+	// keeps reading, and a new Welcome starts its next match. Only a referee whose Welcome
+	// says warm will do that; false (and a bot that never sets it) keeps one match per stream.
+	Warm          bool `protobuf:"varint,5,opt,name=warm,proto3" json:"warm,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Hello) Reset() {
@@ -436,6 +440,13 @@ func (x *Hello) GetProtocolVersion() uint32 {
 		return x.ProtocolVersion
 	}
 	return 0
+}
+
+func (x *Hello) GetWarm() bool {
+	if x != nil {
+		return x.Warm
+	}
+	return false
 }
 
 // A bot's answer to one decision.
@@ -740,7 +751,8 @@ type isRefereeMessage_Body interface {
 }
 
 type RefereeMessage_Welcome struct {
-	// Once, first: the answer to Hello. Private.
+	// First: the answer to Hello. Private. On a warm stream (Welcome.warm) another one may
+	// follow a MatchOver: it starts the connection's next match.
 	Welcome *Welcome `protobuf:"bytes,1,opt,name=welcome,proto3,oneof"`
 }
 
@@ -770,7 +782,8 @@ type RefereeMessage_GameOver struct {
 }
 
 type RefereeMessage_MatchOver struct {
-	// Last: the match's result; the stream closes after it. Public.
+	// The match's result; the stream closes after it (on a warm stream, a Welcome or the
+	// end of the stream follows). Public.
 	MatchOver *MatchOver `protobuf:"bytes,7,opt,name=match_over,json=matchOver,proto3,oneof"`
 }
 
@@ -868,7 +881,16 @@ type Welcome struct {
 	// Each seat's bot name, by seat (names of seats not yet connected are empty). Public.
 	SeatNames []string `protobuf:"bytes,7,rep,name=seat_names,json=seatNames,proto3" json:"seat_names,omitempty"`
 	// What bad behaviour gets in this match.
-	Policy        Policy `protobuf:"varint,8,opt,name=policy,proto3,enum=spite.v1.Policy" json:"policy,omitempty"`
+	Policy Policy `protobuf:"varint,8,opt,name=policy,proto3,enum=spite.v1.Policy" json:"policy,omitempty"`
+	// The referee took the Hello's warm: after this match's MatchOver the stream stays open
+	// and brings either another Welcome (the next match: new seat, match id, rules, time
+	// control; per-match state starts afresh) or the end of the stream. False: the stream
+	// closes after MatchOver, as for every bot that does not say warm.
+	Warm bool `protobuf:"varint,9,opt,name=warm,proto3" json:"warm,omitempty"`
+	// On a warm stream, the seed this match's bot should draw its random numbers from (what
+	// SPITE_BOT_SEED says for the process's first match), so a match plays the same on a
+	// fresh process and a warm one. Unset: read SPITE_BOT_SEED.
+	BotSeed       *uint64 `protobuf:"varint,10,opt,name=bot_seed,json=botSeed,proto3,oneof" json:"bot_seed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -957,6 +979,20 @@ func (x *Welcome) GetPolicy() Policy {
 		return x.Policy
 	}
 	return Policy_POLICY_UNSPECIFIED
+}
+
+func (x *Welcome) GetWarm() bool {
+	if x != nil {
+		return x.Warm
+	}
+	return false
+}
+
+func (x *Welcome) GetBotSeed() uint64 {
+	if x != nil && x.BotSeed != nil {
+		return *x.BotSeed
+	}
+	return 0
 }
 
 // A game of the match begins. Private to the seat (it carries the seat's hand).
@@ -1309,7 +1345,7 @@ func (x *GameOver) GetOutcome() *Outcome {
 	return nil
 }
 
-// The match ended; the stream closes after this. Public.
+// The match ended; the stream closes after this (unless Welcome.warm said otherwise). Public.
 type MatchOver struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Points per seat over the match.
@@ -2148,12 +2184,13 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"BotMessage\x12'\n" +
 	"\x05hello\x18\x01 \x01(\v2\x0f.spite.v1.HelloH\x00R\x05hello\x12*\n" +
 	"\x06action\x18\x02 \x01(\v2\x10.spite.v1.ActionH\x00R\x06actionB\x06\n" +
-	"\x04body\"v\n" +
+	"\x04body\"\x8a\x01\n" +
 	"\x05Hello\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\tR\aversion\x12)\n" +
-	"\x10protocol_version\x18\x04 \x01(\rR\x0fprotocolVersion\"\xb6\x01\n" +
+	"\x10protocol_version\x18\x04 \x01(\rR\x0fprotocolVersion\x12\x12\n" +
+	"\x04warm\x18\x05 \x01(\bR\x04warm\"\xb6\x01\n" +
 	"\x06Action\x12\x1f\n" +
 	"\vdecision_id\x18\x01 \x01(\x04R\n" +
 	"decisionId\x12\x1f\n" +
@@ -2179,7 +2216,7 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"\x04body\"7\n" +
 	"\aRefusal\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\xa5\x02\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\xe6\x02\n" +
 	"\aWelcome\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12'\n" +
 	"\x05rules\x18\x02 \x01(\v2\x11.spite.v1.RuleSetR\x05rules\x128\n" +
@@ -2189,7 +2226,11 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"\x10protocol_version\x18\x06 \x01(\rR\x0fprotocolVersion\x12\x1d\n" +
 	"\n" +
 	"seat_names\x18\a \x03(\tR\tseatNames\x12(\n" +
-	"\x06policy\x18\b \x01(\x0e2\x10.spite.v1.PolicyR\x06policy\"\x84\x01\n" +
+	"\x06policy\x18\b \x01(\x0e2\x10.spite.v1.PolicyR\x06policy\x12\x12\n" +
+	"\x04warm\x18\t \x01(\bR\x04warm\x12\x1e\n" +
+	"\bbot_seed\x18\n" +
+	" \x01(\x04H\x00R\abotSeed\x88\x01\x01B\v\n" +
+	"\t_bot_seed\"\x84\x01\n" +
 	"\tGameStart\x12\x1f\n" +
 	"\vgame_number\x18\x01 \x01(\rR\n" +
 	"gameNumber\x12\x1d\n" +
@@ -2446,6 +2487,7 @@ func file_spite_v1_referee_proto_init() {
 		(*RefereeMessage_MatchOver)(nil),
 		(*RefereeMessage_Refusal)(nil),
 	}
+	file_spite_v1_referee_proto_msgTypes[6].OneofWrappers = []any{}
 	file_spite_v1_referee_proto_msgTypes[22].OneofWrappers = []any{
 		(*SpectatorMessage_GameStart)(nil),
 		(*SpectatorMessage_Events)(nil),

@@ -16,6 +16,13 @@
                                     <-----  MatchOver             -> on_match_over
     (half-close; exit 0)
 
+A bot is "warm" by default (``Bot.warm``): its Hello says it can play more than one match
+on one connection. Where the referee takes that up (its Welcome says ``warm``, as the local
+tournament runner's does), a new Welcome may follow MatchOver: the next match, with a new
+seat; ``welcome``, ``decision``, ``game_number`` and ``rng`` start afresh, while anything
+else the bot object holds stays (its memory). ``run()`` returns when the referee closes the
+stream. Everywhere else the session is the one above.
+
 Configuration comes from the environment (:mod:`spite_sdk.connection` lists it).
 """
 
@@ -67,6 +74,9 @@ class Bot:
     """Shown in logs and leaderboards (at most 64 bytes); the class name if empty."""
     version: ClassVar[str] = "0"
     """The bot's version (at most 64 bytes)."""
+    warm: ClassVar[bool] = True
+    """Offer to play several matches on one connection (docs/protocol.md, "Warm bots");
+    set False for a bot that must start afresh for every match."""
 
     welcome: Welcome | None = None
     """The terms of the match, once the referee has sent them."""
@@ -74,13 +84,15 @@ class Bot:
     """The decision being made, while ``decide`` runs (the last one afterwards)."""
     game_number: int = 0
     """The current game's number within the match, from 0."""
+    _rng_key: tuple[str, int] | None = None
 
     @property
     def rng(self) -> random.Random:
         """This game's random numbers, reproducible: ``random.Random(f"{seed}:{game}")`` with
         ``seed`` from ``SPITE_BOT_SEED`` (default 0), fresh at each game, so a run with the
         same bot seed (in process or through the referee) makes the same choices."""
-        key = (os.environ.get("SPITE_BOT_SEED", "0"), self.game_number)
+        seed = self.welcome.bot_seed if self.welcome is not None else None
+        key = (os.environ.get("SPITE_BOT_SEED", "0") if seed is None else str(seed), self.game_number)
         if getattr(self, "_rng_key", None) != key:
             self._rng_key = key
             self._rng = random.Random(f"{key[0]}:{key[1]}")
@@ -227,15 +239,18 @@ class Bot:
         name = self.display_name
         await call.write(referee_pb2.BotMessage(hello=referee_pb2.Hello(
             token=token, name=cut_utf8(name, MAX_NAME_BYTES), version=cut_utf8(str(self.version), MAX_NAME_BYTES),
-            protocol_version=PROTOCOL_VERSION)))
+            protocol_version=PROTOCOL_VERSION, warm=bool(self.warm))))
         debug = logger.isEnabledFor(logging.DEBUG)
         rules: RuleSet | None = None
+        played: MatchResult | None = None  # on a warm stream, the last match's result
         monotonic = time.monotonic
         BotMessage = referee_pb2.BotMessage
         while True:
             message = await call.read()
             if message is grpc.aio.EOF:
                 code = await call.code()
+                if played is not None and code == grpc.StatusCode.OK:
+                    return played  # a warm stream's end: no next match
                 if code != grpc.StatusCode.OK:
                     raise RefereeError(STATUS_MEANINGS.get(code, "the referee ended the stream with an error"),
                                        code, await call.details())
@@ -283,6 +298,8 @@ class Bot:
                     logger.warning("the referee speaks protocol %d, this SDK %d",
                                    welcome.protocol_version, PROTOCOL_VERSION)
                 self.welcome, rules = welcome, welcome.rules
+                # a warm stream's next match starts afresh (the rng too, even with the same bot seed)
+                self.decision, self.game_number, self._rng_key, played = None, 0, None, None
                 logger.info("seat %d of match %s: %s, %d game(s)", welcome.seat, welcome.match_id,
                             welcome.rules.name, welcome.games)
                 self.on_welcome(welcome)
@@ -290,6 +307,9 @@ class Bot:
                 match_result = match_result_from_proto(message.match_over)
                 logger.info("match over: %s", match_result.reason)
                 self.on_match_over(match_result)
+                if self.welcome is not None and self.welcome.warm:
+                    played = match_result  # the referee sends the next Welcome or closes the stream
+                    continue
                 await call.done_writing()
                 await _wait_closed(call)
                 return match_result

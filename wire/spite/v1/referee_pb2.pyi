@@ -71,16 +71,18 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("token", "name", "version", "protocol_version")
+    __slots__ = ("token", "name", "version", "protocol_version", "warm")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    WARM_FIELD_NUMBER: _ClassVar[int]
     token: str
     name: str
     version: str
     protocol_version: int
-    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., protocol_version: _Optional[int] = ...) -> None: ...
+    warm: bool
+    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., warm: _Optional[bool] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("decision_id", "move_index", "move", "plan", "debug")
@@ -131,7 +133,7 @@ class Refusal(_message.Message):
     def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("seat", "rules", "time_control", "games", "match_id", "protocol_version", "seat_names", "policy")
+    __slots__ = ("seat", "rules", "time_control", "games", "match_id", "protocol_version", "seat_names", "policy", "warm", "bot_seed")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
@@ -140,6 +142,8 @@ class Welcome(_message.Message):
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
     POLICY_FIELD_NUMBER: _ClassVar[int]
+    WARM_FIELD_NUMBER: _ClassVar[int]
+    BOT_SEED_FIELD_NUMBER: _ClassVar[int]
     seat: int
     rules: _game_pb2.RuleSet
     time_control: TimeControl
@@ -148,7 +152,9 @@ class Welcome(_message.Message):
     protocol_version: int
     seat_names: _containers.RepeatedScalarFieldContainer[str]
     policy: Policy
-    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., games: _Optional[int] = ..., match_id: _Optional[str] = ..., protocol_version: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., policy: _Optional[_Union[Policy, str]] = ...) -> None: ...
+    warm: bool
+    bot_seed: int
+    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., games: _Optional[int] = ..., match_id: _Optional[str] = ..., protocol_version: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., policy: _Optional[_Union[Policy, str]] = ..., warm: _Optional[bool] = ..., bot_seed: _Optional[int] = ...) -> None: ...
 
 class GameStart(_message.Message):
     __slots__ = ("game_number", "first_seat", "observation")
