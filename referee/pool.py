@@ -10,7 +10,8 @@ the next time, when
 * it did not say warm (a one-match bot: exactly today's life);
 * it crashed, lost its connection, or committed any fault (timeout, illegal or malformed
   action) in the match, or exited at any time;
-* it has played ``max_matches`` matches, or the pool holds more idle processes than it keeps.
+* it has played ``max_matches`` matches, or used half its CPU-seconds limit (which counts over
+  its whole life), or the pool holds more idle processes than it keeps.
 
 Fairness: a process never plays a deal it has played before. Each process records the
 seeds of every game its matches could deal (``MatchConfig.game_seed``), and is never handed a
@@ -60,6 +61,9 @@ class PooledProcess:
     seeds: set[int] = field(default_factory=set)
     """Every game seed its matches could deal: never again for this process."""
     matches: int = 0
+    cpu_seconds: float = 0.0
+    """CPU time it has used so far, and the most one of its matches took."""
+    cpu_per_match: float = 0.0
     playing: tuple[Match, Seat] | None = None
     exited: bool = False
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
@@ -239,6 +243,13 @@ class BotPool:
             return "it committed a fault"
         if pooled.matches >= self.max_matches:
             return f"it played {pooled.matches} matches (max_matches)"
+        used = pooled.process.cpu_seconds()
+        pooled.cpu_per_match = max(pooled.cpu_per_match, used - pooled.cpu_seconds)
+        pooled.cpu_seconds = used
+        limit = pooled.process.limits.cpu_seconds
+        if used > limit / 2 or used + pooled.cpu_per_match > limit:
+            # RLIMIT_CPU counts over the process's life: never let a later match run into it
+            return f"it used {used:.0f} of its {limit} CPU seconds"
         return ""
 
     async def _trim(self) -> None:
