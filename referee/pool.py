@@ -118,6 +118,9 @@ class BotPool:
         sockets.mkdir(mode=0o711)
         self._referee = await start_referee(unix_address(sockets))
         self._referee.arena.warm = WarmLines()
+        # play() hands each finished match to its caller: the arena need not keep it (a worker
+        # that lives for a whole tournament would otherwise hold an hour of matches)
+        self._referee.arena.retain_s = 0.0
         self._reach = reachable(self._referee.address, sockets)
         self._address, self._socket_dir = await self._reach.__aenter__()
         connectable(self._address)
