@@ -112,7 +112,7 @@ class BotPool:
 
     async def start(self) -> None:
         """Start the pool's referee, the one every match of the pool is played on."""
-        self._scratch = tempfile.TemporaryDirectory(prefix="spite-pool-")
+        self._scratch = tempfile.TemporaryDirectory(prefix="spite-")  # short: a Unix socket path has ~107 bytes
         self.root.chmod(0o711)  # bots running as uids of their own pass through to their home and the socket
         sockets = self.root / "referee"
         sockets.mkdir(mode=0o711)

@@ -138,11 +138,23 @@ async def serve(jobs: TextIO, results: TextIO, worker: str) -> None:
     import referee.local  # noqa: F401  (loaded before the first job arrives, not during it)
     from referee.pool import BotPool
 
-    async with BotPool() as pool:
+    pool: BotPool | None = None
+    started = BotPool()
+    try:
+        await started.start()
+        pool = started
+    except Exception as error:  # e.g. a socket path too long: play every match cold, as before warm bots
+        print(f"{worker}: no warm bot processes on this worker ({type(error).__name__}: {error}); "
+              f"every match gets fresh ones", file=sys.stderr, flush=True)
+        await started.close()
+    try:
         await _serve(jobs, results, worker, pool)
+    finally:
+        if pool is not None:
+            await pool.close()
 
 
-async def _serve(jobs: TextIO, results: TextIO, worker: str, pool: BotPool) -> None:
+async def _serve(jobs: TextIO, results: TextIO, worker: str, pool: BotPool | None) -> None:
     loop = asyncio.get_running_loop()
     while line := await loop.run_in_executor(None, jobs.readline):
         if not line.strip():
