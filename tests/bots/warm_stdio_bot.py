@@ -1,12 +1,15 @@
 """A warm stdio bot for the tests: says warm in its Hello, plays the first legal move, and logs
 every Welcome (``welcome process=<id> match=<match id> seat=<seat> warm=<0|1>`` on stderr).
-It exits when the referee closes its stdin."""
+It exits when the referee closes its stdin. ``python warm_stdio_bot.py chatter``: after each
+MatchOver it writes 100 lines of garbage and stale actions (a flood between matches)."""
 
 from __future__ import annotations
 
 import json
 import sys
 import uuid
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "good"
 
 PROCESS = uuid.uuid4().hex[:12]
 
@@ -17,6 +20,7 @@ def send(message: dict) -> None:
 
 
 def main() -> int:
+    welcome: dict = {}
     send({"hello": {"name": "warm-stdio", "version": "1", "protocolVersion": 1, "warm": True}})
     for line in sys.stdin:
         message = json.loads(line)
@@ -26,6 +30,11 @@ def main() -> int:
                   f"warm={int(welcome.get('warm', False))}", file=sys.stderr, flush=True)
         elif "matchOver" in message and not welcome.get("warm", False):
             return 0
+        elif "matchOver" in message and MODE == "chatter":
+            for n in range(50):
+                sys.stdout.write("not json at all\n")
+                send({"action": {"decisionId": str(n), "moveIndex": 3}})
+            sys.stdout.flush()
         elif "decision" in message:
             send({"action": {"decisionId": message["decision"]["decisionId"], "moveIndex": 0}})
     return 0

@@ -29,9 +29,9 @@ def warm_bot(mode: str = "good", name: str = "") -> BotManifest:
                        workdir=BOTS)
 
 
-def warm_stdio_bot() -> BotManifest:
-    return BotManifest(name="warm-stdio", command=(sys.executable, str(BOTS / "warm_stdio_bot.py")), workdir=BOTS,
-                       transport="stdio")
+def warm_stdio_bot(mode: str = "good") -> BotManifest:
+    return BotManifest(name=f"warm-stdio-{mode}", command=(sys.executable, str(BOTS / "warm_stdio_bot.py"), mode),
+                       workdir=BOTS, transport="stdio")
 
 
 def stdio_bot() -> BotManifest:
@@ -175,3 +175,30 @@ def test_a_warm_bot_faces_a_hostile_one_and_stays_warm(logs: Path) -> None:
         assert local.match.state_name is MatchState.FINISHED
         assert local.match.seats[1].report.status is SeatStatus.DONE
     assert started == 3, "the hostile bot (not warm) starts twice, the warm one once"
+
+
+def test_a_referee_without_a_pool_plays_one_match_per_stream_even_with_a_warm_bot(logs: Path) -> None:
+    from .conftest import run_match
+
+    result = run_match([warm_bot(name="warm-a"), warm_bot(name="warm-b")], log_dir=logs)
+    assert finished(result)
+    assert [exit.returncode for exit in result.exits] == [0, 0], "MatchOver ended the stream: the bots exited"
+    seen = welcomes(logs)
+    assert [seen[(result.match.match_id, seat)][1] for seat in (0, 1)] == [False, False]
+
+
+def test_a_flood_between_matches_breaks_nothing(logs: Path) -> None:
+    """Garbage and stale actions right after MatchOver land, depending on when they are read, in
+    the finished match (dropped), between matches (dropped; over 64 end the connection) or in
+    the next match (its own faults there, and then it is replaced). Never anyone else's loss."""
+    chatter, good = warm_stdio_bot("chatter"), warm_bot(name="warm-good")
+    played, started = run_pool([((chatter, good), 91), ((chatter, good), 92), ((chatter, good), 93)], logs)
+    seen = welcomes(logs)
+    faulted: set[str] = set()
+    for local in played:
+        assert local.match.state_name is MatchState.FINISHED and local.match.seats[1].report.status is SeatStatus.DONE
+        process = seen[(local.match.match_id, 0)][0]
+        assert process not in faulted, "a process that committed a fault plays no further match"
+        if local.match.seats[0].report.faults:
+            faulted.add(process)
+    assert len({seen[(local.match.match_id, 1)][0] for local in played}) == 1, "the good bot stayed warm"
