@@ -18,7 +18,8 @@ seeds of every game its matches could deal (``MatchConfig.game_seed``), and is n
 match sharing one; so the two halves of a duplicate deal (the same deal, seats swapped) are
 always played by different processes, and a bot that remembers the first half learns
 nothing about the second. Each process keeps its sandbox, private home and /tmp for its
-whole life (docs/security.md says what a warm bot may keep).
+whole life (docs/security.md says what a warm bot may keep); its output goes to one log file
+per match, as a one-match process's does.
 """
 
 from __future__ import annotations
@@ -145,6 +146,9 @@ class BotPool:
         process of its bot that never dealt this match's games, else on a new one; wait for
         the end. Then keep the processes that may play on, and stop the others."""
         match = self.referee.arena.create(config)
+        lines = self.referee.arena.warm
+        if lines is not None:
+            lines.bot_seeds[match.match_id] = bot_seed
         hidden = tuple(p for p in (log_dir, config.replay_dir, *hide) if p is not None)
         for directory in (log_dir, config.replay_dir):
             if directory is not None:
@@ -156,7 +160,8 @@ class BotPool:
             for seat, bot in zip(match.seats, bots):
                 match.expect_process(seat)
                 key = (_identity(bot), hidden, str(log_dir))
-                pooled = await self._warm_one(key, seeds, match, seat, bot_seed)
+                log_path = log_dir / f"{match.match_id}-seat{seat.index}-{bot.name}.log" if log_dir else None
+                pooled = await self._warm_one(key, seeds, match, seat, bot_seed, log_path)
                 if pooled is None:
                     pooled = await self._launch(key, bot, match, seat, config, log_dir, hidden, bot_seed)
                 used.append(pooled)
@@ -164,6 +169,9 @@ class BotPool:
         except BaseException:
             await asyncio.gather(*(self._stop(p) for p in used))
             raise
+        finally:
+            if lines is not None:
+                lines.bot_seeds.pop(match.match_id, None)
         exits = []
         for pooled, seat in zip(used, match.seats):
             pooled.playing = None
@@ -174,14 +182,16 @@ class BotPool:
         return LocalMatch(match, exits, [p.process.log_path for p in used])
 
     async def _warm_one(self, key: tuple[object, ...], seeds: set[int], match: Match, seat: Seat,
-                        bot_seed: int) -> PooledProcess | None:
-        """An idle process for ``seat`` that took the match on its connection, or None."""
+                        bot_seed: int, log_path: Path | None) -> PooledProcess | None:
+        """An idle process for ``seat`` that took the match on its connection (its output now
+        going to ``log_path``, the match's log, as a fresh process's would), or None."""
         for pooled in list(self.idle):
             if pooled.key != key or pooled.seeds & seeds or pooled.exited or pooled.line is None:
                 continue
             self.idle.remove(pooled)
             pooled.playing = (match, seat)
             match.bind_process(seat, pooled.process)
+            pooled.process.switch_log(log_path)
             try:
                 taken = await asyncio.wait_for(pooled.line.offer(match, seat, bot_seed), OFFER_WAIT_S)
             except (asyncio.TimeoutError, TimeoutError):

@@ -25,7 +25,7 @@ from spite.v1 import referee_pb2 as rpb
 from spite.v1 import referee_pb2_grpc
 
 from . import limits
-from .match import Closed, Match, MatchConfig, Policy, Seat, TimeControl
+from .match import Closed, Match, MatchConfig, Policy, Seat, SeatChannel, TimeControl
 from . import warm
 from spite_engine import Ending, RulesError, parse_rules
 from spite_wire import PROTOCOL_VERSION
@@ -164,7 +164,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
         sink: list[Callable[[rpb.BotMessage | Closed], None]] = [pending.put_nowait]
         reader = asyncio.get_running_loop().create_task(_pump(context, lambda item: sink[0](item)))
         seat: Seat | None = None
-        channel: GrpcSeatChannel | None = None
+        channel: SeatChannel | None = None
         line: warm.WarmLine | None = None
         try:
             named = self.arena.find_seat(str(dict(context.invocation_metadata() or ()).get(TOKEN_METADATA, "")))
@@ -185,24 +185,26 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
             except SessionRefused as refused:
                 await context.abort(refused.code, refused.message)
                 return
-            channel = GrpcSeatChannel(context)
+            stream = GrpcSeatChannel(context)
             line = self.arena.warm_line(hello, match, seat)
-            await context.write(warm.welcome(match, seat, line))
+            channel = warm.WarmChannel(stream, line) if line is not None else stream
+            await context.write(match.welcome(seat))
             match.attach(seat, channel, hello.name, hello.version)
             while not pending.empty():
                 match.receive(seat, channel, pending.get_nowait())
             receiver = _receiver(match, seat, channel)
             sink[0] = line.watching(receiver) if line is not None else receiver
             log.info("match %s: seat %d connected (%s %s)", match.match_id, seat.index, hello.name, hello.version)
-            await channel.closed.wait()
+            await stream.closed.wait()
             if line is not None:
                 async def attach(offer: warm.Offer) -> asyncio.Event:
                     nonlocal match, seat, channel
                     now = GrpcSeatChannel(context)
-                    match, seat, channel = offer.match, offer.seat, now
-                    await context.write(warm.welcome(offer.match, offer.seat, line, offer.bot_seed))
-                    offer.match.attach(offer.seat, now, hello.name, hello.version)
-                    sink[0] = line.watching(_receiver(offer.match, offer.seat, now))
+                    wrapped = warm.WarmChannel(now, line)
+                    match, seat, channel = offer.match, offer.seat, wrapped
+                    await context.write(offer.match.welcome(offer.seat))
+                    offer.match.attach(offer.seat, wrapped, hello.name, hello.version)
+                    sink[0] = line.watching(_receiver(offer.match, offer.seat, wrapped))
                     return now.closed
 
                 def set_sink(deliver: Callable[[rpb.BotMessage | Closed], None]) -> None:
@@ -281,7 +283,7 @@ def match_config_from_pb(request: rpb.CreateMatchRequest) -> MatchConfig:
                        games=limits.GAMES.check(request.games), seed=request.seed, policy=_POLICIES[request.policy])
 
 
-def _receiver(match: Match, seat: Seat, channel: GrpcSeatChannel) -> warm.Sink:
+def _receiver(match: Match, seat: Seat, channel: SeatChannel) -> warm.Sink:
     return lambda item: match.receive(seat, channel, item)
 
 

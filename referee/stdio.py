@@ -124,8 +124,9 @@ async def serve_stdio_seat(arena: Arena, match: Match, seat: Seat, process: BotP
         return
     line = arena.warm_line(message.hello, admitted_match, seat)
     channel.keep_open = line is not None
-    await channel.send(warm.welcome(admitted_match, seat, line))
-    admitted_match.attach(seat, channel, message.hello.name, message.hello.version)
+    await channel.send(admitted_match.welcome(seat))
+    admitted_match.attach(seat, warm.WarmChannel(channel, line) if line is not None else channel,
+                          message.hello.name, message.hello.version)
     try:
         if line is None:
             await _pump_lines(proc.stdout, seat.deliver)
@@ -164,8 +165,8 @@ async def _serve_warm(stdout: asyncio.StreamReader, stdin: asyncio.StreamWriter,
 
     async def attach(offer: warm.Offer) -> asyncio.Event:
         now = StdioSeatChannel(stdin, keep_open=True)
-        await now.send(warm.welcome(offer.match, offer.seat, line, offer.bot_seed))
-        offer.match.attach(offer.seat, now, hello.name, hello.version)
+        await now.send(offer.match.welcome(offer.seat))
+        offer.match.attach(offer.seat, warm.WarmChannel(now, line), hello.name, hello.version)
         sink[0] = line.watching(offer.seat.deliver)
         return now.closed
 
@@ -177,6 +178,7 @@ async def _serve_warm(stdout: asyncio.StreamReader, stdin: asyncio.StreamWriter,
         await warm.serve_next_matches(line, attach, set_sink)
     finally:
         reader.cancel()
+        line.lose(line.lost or "the session ended")
         if not stdin.is_closing():
             stdin.close()
 

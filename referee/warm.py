@@ -6,7 +6,11 @@ that, apart from the transports: a :class:`WarmLine` per warm connection, on whi
 runs the bot's process (the local pool, :mod:`referee.pool`) offers the next seat, and
 :func:`serve_next_matches`, the loop a transport's session runs once its first match is over.
 A referee whose arena has no :class:`WarmLines` (``spite referee``, the hosted lobby) never
-takes the offer: its Welcome says ``warm: false`` and the stream closes after MatchOver.
+takes the offer: its GameStart does not say ``warm`` and the stream closes after MatchOver.
+
+On a warm connection every match is played through a :class:`WarmChannel`, which marks the
+seat's GameStart ``warm`` with the match's ``bot_seed``: the match loop itself knows nothing
+of warm connections.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Awaitable, Callable
 from spite.v1 import referee_pb2 as rpb
 
 from .match import Closed, Garbled, Match
-from .seats import MAX_INBOX, Seat
+from .seats import MAX_INBOX, Seat, SeatChannel
 
 log = logging.getLogger("spite.referee")
 
@@ -54,6 +58,8 @@ class WarmLine:
         self.seat = seat
         """The seat it plays now (or last played)."""
         self.matches = 1
+        self.bot_seed = 0
+        """The bot seed of the match it plays now (sent in each GameStart)."""
         self.lost = ""
         """Why the connection is gone ("" while it is open)."""
         self._offers: asyncio.Queue[Offer | None] = asyncio.Queue()
@@ -121,9 +127,13 @@ class WarmLines:
 
     def __init__(self) -> None:
         self._by_seat: dict[tuple[str, int], WarmLine] = {}
+        self.bot_seeds: dict[str, int] = {}
+        """By match id: the bot seed a warm connection's first match is played with (its
+        process was started with it as SPITE_BOT_SEED); set by whoever starts the bots."""
 
     def open(self, match: Match, seat: Seat) -> WarmLine:
         line = WarmLine(match, seat)
+        line.bot_seed = self.bot_seeds.get(match.match_id, 0)
         self._by_seat[(match.match_id, seat.index)] = line
         return line
 
@@ -138,14 +148,26 @@ class WarmLines:
                 del self._by_seat[key]
 
 
-def welcome(match: Match, seat: Seat, line: WarmLine | None, bot_seed: int | None = None) -> rpb.RefereeMessage:
-    """The match's Welcome for ``seat``, saying whether the stream stays open after MatchOver."""
-    message = match.welcome(seat)
-    if line is not None:
-        message.welcome.warm = True
-        if bot_seed is not None:
-            message.welcome.bot_seed = bot_seed
-    return message
+class WarmChannel:
+    """A match's channel on a warm connection: ``inner``, with the seat's GameStart marked
+    ``warm`` and carrying the match's ``bot_seed`` (a copy: the match may share a message
+    between seats). Everything else passes through untouched."""
+
+    def __init__(self, inner: SeatChannel, line: WarmLine) -> None:
+        self.inner = inner
+        self.line = line
+
+    async def send(self, message: rpb.RefereeMessage) -> None:
+        if message.WhichOneof("body") == "game_start":
+            marked = rpb.RefereeMessage()
+            marked.CopyFrom(message)
+            marked.game_start.warm = True
+            marked.game_start.bot_seed = self.line.bot_seed
+            message = marked
+        await self.inner.send(message)
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 Attach = Callable[[Offer], Awaitable[asyncio.Event]]
@@ -163,6 +185,8 @@ async def serve_next_matches(line: WarmLine, attach: Attach, set_sink: Callable[
             if offer.match.finished.is_set() or offer.seat.connected.is_set() or offer.seat.gone is not None:
                 offer.settle(False)
                 continue
+            if offer.bot_seed is not None:
+                line.bot_seed = offer.bot_seed
             try:
                 closed = await attach(offer)
             except Exception as error:  # the stream broke while the Welcome went out

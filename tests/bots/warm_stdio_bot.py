@@ -1,5 +1,6 @@
 """A warm stdio bot for the tests: says warm in its Hello, plays the first legal move, and logs
-every Welcome (``welcome process=<id> match=<match id> seat=<seat> warm=<0|1>`` on stderr).
+every Welcome (``welcome process=<id> match=<match id> seat=<seat>`` on stderr) and every
+MatchOver (``over process=<id> match=<match id> warm=<0|1>``).
 It exits when the referee closes its stdin. ``python warm_stdio_bot.py chatter``: after each
 MatchOver it writes 100 lines of garbage and stale actions (a flood between matches)."""
 
@@ -21,16 +22,21 @@ def send(message: dict) -> None:
 
 def main() -> int:
     welcome: dict = {}
+    warm = False
     send({"hello": {"name": "warm-stdio", "version": "1", "protocolVersion": 1, "warm": True}})
     for line in sys.stdin:
         message = json.loads(line)
         if "welcome" in message:
             welcome = message["welcome"]
-            print(f"welcome process={PROCESS} match={welcome['matchId']} seat={welcome.get('seat', 0)} "
-                  f"warm={int(welcome.get('warm', False))}", file=sys.stderr, flush=True)
-        elif "matchOver" in message and not welcome.get("warm", False):
-            return 0
-        elif "matchOver" in message and MODE == "chatter":
+            print(f"welcome process={PROCESS} match={welcome['matchId']} seat={welcome.get('seat', 0)}",
+                  file=sys.stderr, flush=True)
+        elif "gameStart" in message:
+            warm = message["gameStart"].get("warm", False)
+        elif "matchOver" in message:
+            print(f"over process={PROCESS} match={welcome.get('matchId')} warm={int(warm)}", file=sys.stderr, flush=True)
+            if not warm:
+                return 0
+        if "matchOver" in message and MODE == "chatter":
             for n in range(50):
                 sys.stdout.write("not json at all\n")
                 send({"action": {"decisionId": str(n), "moveIndex": 3}})

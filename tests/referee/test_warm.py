@@ -21,7 +21,8 @@ from spite_engine import Ending, parse_rules
 
 from .conftest import BOTS, FAST, hostile
 
-WELCOME = re.compile(r"welcome process=(\w+) match=(\w+) seat=(\d+) warm=(\d)(?: bot_seed=(\S+))?")
+WELCOME = re.compile(r"welcome process=(\w+) match=(\w+) seat=(\d+)(?: bot_seed=(\S+))?")
+OVER = re.compile(r"over process=(\w+) match=(\w+) warm=(\d)")
 
 
 def warm_bot(mode: str = "good", name: str = "") -> BotManifest:
@@ -62,12 +63,11 @@ def run_pool(plan: Sequence[tuple[Sequence[BotManifest], int]], logs: Path, max_
 
 
 def welcomes(logs: Path) -> dict[tuple[str, int], tuple[str, bool, str | None]]:
-    """(match id, seat) -> (the process that played it, whether its Welcome said warm, bot seed)."""
-    found = {}
-    for log in logs.glob("*.log"):
-        for m in WELCOME.finditer(log.read_text(errors="replace")):
-            found[(m.group(2), int(m.group(3)))] = (m.group(1), m.group(4) == "1", m.group(5))
-    return found
+    """(match id, seat) -> (the process that played it, whether its MatchOver said warm, bot seed)."""
+    text = "".join(log.read_text(errors="replace") for log in logs.glob("*.log"))
+    warm = {(m.group(1), m.group(2)): m.group(3) == "1" for m in OVER.finditer(text)}
+    return {(m.group(2), int(m.group(3))): (m.group(1), warm.get((m.group(1), m.group(2)), False), m.group(4))
+            for m in WELCOME.finditer(text)}
 
 
 def finished(local: LocalMatch) -> bool:

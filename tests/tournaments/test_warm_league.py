@@ -19,7 +19,8 @@ from tournaments.store import Store
 from .conftest import LEAGUE, REPO, Run, run, write_tournament
 
 WARM_BOT = REPO / "tests" / "bots" / "warm_bot.py"
-WELCOME = re.compile(r"welcome process=(\w+) match=(\w+) seat=(\d+) warm=(\d)")
+WELCOME = re.compile(r"welcome process=(\w+) match=(\w+) seat=(\d+)")
+OVER = re.compile(r"over process=(\w+) match=(\w+) warm=(\d)")
 
 
 def outcomes(result: Run) -> dict[int, list[tuple[str, list[int]]]]:
@@ -70,11 +71,16 @@ def _processes_per_match(spec: Path, logs: Path, reuse: str) -> list[set[str]]:
     results = [json.loads(line) for line in done.stdout.splitlines()]
     assert [r["ok"] for r in results] == [True] * 3, results
     by_match: dict[str, set[str]] = {}
+    logs_per_match: dict[str, int] = {}
     for log in logs.glob("*.log"):
-        for m in WELCOME.finditer(log.read_text(errors="replace")):
-            assert (m.group(4) == "1") == (reuse == "warm")
+        text = log.read_text(errors="replace")
+        for m in WELCOME.finditer(text):
             by_match.setdefault(m.group(2), set()).add(m.group(1))
-    assert len(by_match) == 3
+            assert log.name.startswith(m.group(2)), "each match's output is in that match's log"
+        for m in OVER.finditer(text):
+            assert (m.group(3) == "1") == (reuse == "warm")
+        logs_per_match[log.name.split("-")[0]] = logs_per_match.get(log.name.split("-")[0], 0) + 1
+    assert len(by_match) == 3 and list(logs_per_match.values()) == [2, 2, 2], "one log per seat and match"
     return list(by_match.values())
 
 

@@ -376,9 +376,9 @@ type Hello struct {
 	Version string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
 	// The protocol version the bot speaks; this referee speaks 1.
 	ProtocolVersion uint32 `protobuf:"varint,4,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
-	// The bot can play more than one match on this connection ("warm"): after MatchOver it
-	// keeps reading, and a new Welcome starts its next match. Only a referee whose Welcome
-	// says warm will do that; false (and a bot that never sets it) keeps one match per stream.
+	// The bot can play more than one match on this connection ("warm"): where the referee's
+	// GameStart says warm, it keeps reading after MatchOver, and a new Welcome starts its next
+	// match. False (and a bot that never sets it) keeps one match per stream.
 	Warm          bool `protobuf:"varint,5,opt,name=warm,proto3" json:"warm,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -751,7 +751,7 @@ type isRefereeMessage_Body interface {
 }
 
 type RefereeMessage_Welcome struct {
-	// First: the answer to Hello. Private. On a warm stream (Welcome.warm) another one may
+	// First: the answer to Hello. Private. On a warm stream (GameStart.warm) another one may
 	// follow a MatchOver: it starts the connection's next match.
 	Welcome *Welcome `protobuf:"bytes,1,opt,name=welcome,proto3,oneof"`
 }
@@ -782,8 +782,8 @@ type RefereeMessage_GameOver struct {
 }
 
 type RefereeMessage_MatchOver struct {
-	// The match's result; the stream closes after it (on a warm stream, a Welcome or the
-	// end of the stream follows). Public.
+	// The match's result; the stream closes after it (unless GameStart.warm said the stream is
+	// warm: then a Welcome or the end of the stream follows). Public.
 	MatchOver *MatchOver `protobuf:"bytes,7,opt,name=match_over,json=matchOver,proto3,oneof"`
 }
 
@@ -881,16 +881,7 @@ type Welcome struct {
 	// Each seat's bot name, by seat (names of seats not yet connected are empty). Public.
 	SeatNames []string `protobuf:"bytes,7,rep,name=seat_names,json=seatNames,proto3" json:"seat_names,omitempty"`
 	// What bad behaviour gets in this match.
-	Policy Policy `protobuf:"varint,8,opt,name=policy,proto3,enum=spite.v1.Policy" json:"policy,omitempty"`
-	// The referee took the Hello's warm: after this match's MatchOver the stream stays open
-	// and brings either another Welcome (the next match: new seat, match id, rules, time
-	// control; per-match state starts afresh) or the end of the stream. False: the stream
-	// closes after MatchOver, as for every bot that does not say warm.
-	Warm bool `protobuf:"varint,9,opt,name=warm,proto3" json:"warm,omitempty"`
-	// On a warm stream, the seed this match's bot should draw its random numbers from (what
-	// SPITE_BOT_SEED says for the process's first match), so a match plays the same on a
-	// fresh process and a warm one. Unset: read SPITE_BOT_SEED.
-	BotSeed       *uint64 `protobuf:"varint,10,opt,name=bot_seed,json=botSeed,proto3,oneof" json:"bot_seed,omitempty"`
+	Policy        Policy `protobuf:"varint,8,opt,name=policy,proto3,enum=spite.v1.Policy" json:"policy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -981,20 +972,6 @@ func (x *Welcome) GetPolicy() Policy {
 	return Policy_POLICY_UNSPECIFIED
 }
 
-func (x *Welcome) GetWarm() bool {
-	if x != nil {
-		return x.Warm
-	}
-	return false
-}
-
-func (x *Welcome) GetBotSeed() uint64 {
-	if x != nil && x.BotSeed != nil {
-		return *x.BotSeed
-	}
-	return 0
-}
-
 // A game of the match begins. Private to the seat (it carries the seat's hand).
 type GameStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1003,7 +980,16 @@ type GameStart struct {
 	// The seat that moves first. Public.
 	FirstSeat uint32 `protobuf:"varint,2,opt,name=first_seat,json=firstSeat,proto3" json:"first_seat,omitempty"`
 	// This seat's opening observation (its hand, every stock top, no legal moves yet).
-	Observation   *Observation `protobuf:"bytes,3,opt,name=observation,proto3" json:"observation,omitempty"`
+	Observation *Observation `protobuf:"bytes,3,opt,name=observation,proto3" json:"observation,omitempty"`
+	// Private. With warm: the seed this match's bot should draw its random numbers from (what
+	// SPITE_BOT_SEED says for the process's first match), so a match plays the same on a fresh
+	// process and a warm one. 0 without warm: read SPITE_BOT_SEED.
+	BotSeed uint64 `protobuf:"varint,4,opt,name=bot_seed,json=botSeed,proto3" json:"bot_seed,omitempty"`
+	// Private. The stream is warm (the bot's Hello said warm, and this referee keeps warm
+	// connections): after this match's MatchOver it stays open and brings either a Welcome (the
+	// connection's next match: new seat, match id, rules, time control) or its end. False:
+	// it closes after MatchOver.
+	Warm          bool `protobuf:"varint,5,opt,name=warm,proto3" json:"warm,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1057,6 +1043,20 @@ func (x *GameStart) GetObservation() *Observation {
 		return x.Observation
 	}
 	return nil
+}
+
+func (x *GameStart) GetBotSeed() uint64 {
+	if x != nil {
+		return x.BotSeed
+	}
+	return 0
+}
+
+func (x *GameStart) GetWarm() bool {
+	if x != nil {
+		return x.Warm
+	}
+	return false
 }
 
 // Events that happened since the last message, redacted for the recipient. Every event
@@ -1345,7 +1345,7 @@ func (x *GameOver) GetOutcome() *Outcome {
 	return nil
 }
 
-// The match ended; the stream closes after this (unless Welcome.warm said otherwise). Public.
+// The match ended; the stream closes after this (unless GameStart.warm said otherwise). Public.
 type MatchOver struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Points per seat over the match.
@@ -2216,7 +2216,7 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"\x04body\"7\n" +
 	"\aRefusal\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\xe6\x02\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\xa5\x02\n" +
 	"\aWelcome\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12'\n" +
 	"\x05rules\x18\x02 \x01(\v2\x11.spite.v1.RuleSetR\x05rules\x128\n" +
@@ -2226,17 +2226,15 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"\x10protocol_version\x18\x06 \x01(\rR\x0fprotocolVersion\x12\x1d\n" +
 	"\n" +
 	"seat_names\x18\a \x03(\tR\tseatNames\x12(\n" +
-	"\x06policy\x18\b \x01(\x0e2\x10.spite.v1.PolicyR\x06policy\x12\x12\n" +
-	"\x04warm\x18\t \x01(\bR\x04warm\x12\x1e\n" +
-	"\bbot_seed\x18\n" +
-	" \x01(\x04H\x00R\abotSeed\x88\x01\x01B\v\n" +
-	"\t_bot_seed\"\x84\x01\n" +
+	"\x06policy\x18\b \x01(\x0e2\x10.spite.v1.PolicyR\x06policy\"\xb3\x01\n" +
 	"\tGameStart\x12\x1f\n" +
 	"\vgame_number\x18\x01 \x01(\rR\n" +
 	"gameNumber\x12\x1d\n" +
 	"\n" +
 	"first_seat\x18\x02 \x01(\rR\tfirstSeat\x127\n" +
-	"\vobservation\x18\x03 \x01(\v2\x15.spite.v1.ObservationR\vobservation\"V\n" +
+	"\vobservation\x18\x03 \x01(\v2\x15.spite.v1.ObservationR\vobservation\x12\x19\n" +
+	"\bbot_seed\x18\x04 \x01(\x04R\abotSeed\x12\x12\n" +
+	"\x04warm\x18\x05 \x01(\bR\x04warm\"V\n" +
 	"\n" +
 	"EventBatch\x12\x1f\n" +
 	"\vgame_number\x18\x01 \x01(\rR\n" +
@@ -2487,7 +2485,6 @@ func file_spite_v1_referee_proto_init() {
 		(*RefereeMessage_MatchOver)(nil),
 		(*RefereeMessage_Refusal)(nil),
 	}
-	file_spite_v1_referee_proto_msgTypes[6].OneofWrappers = []any{}
 	file_spite_v1_referee_proto_msgTypes[22].OneofWrappers = []any{
 		(*SpectatorMessage_GameStart)(nil),
 		(*SpectatorMessage_Events)(nil),

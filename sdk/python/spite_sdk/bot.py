@@ -17,11 +17,12 @@
     (half-close; exit 0)
 
 A bot is "warm" by default (``Bot.warm``): its Hello says it can play more than one match
-on one connection. Where the referee takes that up (its Welcome says ``warm``, as the local
+on one connection. Where the referee takes that up (its GameStart says ``warm``, as the local
 tournament runner's does), a new Welcome may follow MatchOver: the next match, with a new
-seat; ``welcome``, ``decision``, ``game_number`` and ``rng`` start afresh, while anything
-else the bot object holds stays (its memory). ``run()`` returns when the referee closes the
-stream. Everywhere else the session is the one above.
+seat; ``welcome``, ``decision``, ``game_number`` and ``rng`` (seeded from the match's bot seed,
+which GameStart carries on a warm stream) start afresh, while anything else the bot object
+holds stays (its memory). ``run()`` returns when the referee closes the stream. Everywhere
+else the session is the one above.
 
 Configuration comes from the environment (:mod:`spite_sdk.connection` lists it).
 """
@@ -84,19 +85,28 @@ class Bot:
     """The decision being made, while ``decide`` runs (the last one afterwards)."""
     game_number: int = 0
     """The current game's number within the match, from 0."""
+    playing_warm: bool = False
+    """True once the referee has said (in a GameStart) that this connection stays open for
+    further matches (docs/protocol.md, "Warm bots")."""
     _rng_key: tuple[str, int] | None = None
+    _match_seed: int | None = None  # on a warm stream: GameStart.bot_seed
 
     @property
     def rng(self) -> random.Random:
         """This game's random numbers, reproducible: ``random.Random(f"{seed}:{game}")`` with
         ``seed`` from ``SPITE_BOT_SEED`` (default 0), fresh at each game, so a run with the
         same bot seed (in process or through the referee) makes the same choices."""
-        seed = self.welcome.bot_seed if self.welcome is not None else None
-        key = (os.environ.get("SPITE_BOT_SEED", "0") if seed is None else str(seed), self.game_number)
+        key = (self.bot_seed, self.game_number)
         if getattr(self, "_rng_key", None) != key:
             self._rng_key = key
             self._rng = random.Random(f"{key[0]}:{key[1]}")
         return self._rng
+
+    @property
+    def bot_seed(self) -> str:
+        """The seed ``rng`` draws from: ``SPITE_BOT_SEED`` (default 0), or on a warm stream the
+        match's bot seed from its GameStart."""
+        return os.environ.get("SPITE_BOT_SEED", "0") if self._match_seed is None else str(self._match_seed)
 
     @property
     def seat(self) -> int:
@@ -286,6 +296,8 @@ class Bot:
                     raise RefereeError("protocol error: GameStart came before Welcome")
                 start = message.game_start
                 self.game_number = start.game_number
+                if start.warm:
+                    self.playing_warm, self._match_seed = True, start.bot_seed
                 logger.info("game %d starts, seat %d moves first", start.game_number, start.first_seat)
                 self.on_game_start(start.game_number, observation_from_proto(start.observation, rules))
             elif kind == "game_over":
@@ -307,8 +319,8 @@ class Bot:
                 match_result = match_result_from_proto(message.match_over)
                 logger.info("match over: %s", match_result.reason)
                 self.on_match_over(match_result)
-                if self.welcome is not None and self.welcome.warm:
-                    played = match_result  # the referee sends the next Welcome or closes the stream
+                if self.playing_warm:
+                    played = match_result  # the next Welcome, or the stream's end
                     continue
                 await call.done_writing()
                 await _wait_closed(call)

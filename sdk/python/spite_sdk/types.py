@@ -92,10 +92,6 @@ class Welcome:
     seat_names: tuple[str, ...]
     """Each seat's bot name (empty for a seat not yet connected)."""
     policy: Policy
-    warm: bool = False
-    """The stream stays open after this match: the referee may send the next match's Welcome."""
-    bot_seed: int | None = None
-    """On a warm stream, this match's bot seed (``Bot.rng`` uses it instead of ``SPITE_BOT_SEED``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -399,6 +399,8 @@ pub async fn play_match(bot: &mut dyn Bot, options: &Options) -> Result<MatchRes
         name: cut(&options.name, MAX_NAME_BYTES).to_owned(),
         version: cut(&options.version, MAX_NAME_BYTES).to_owned(),
         protocol_version: PROTOCOL_VERSION,
+        // newer Hello fields keep their defaults: `warm` false, one match per process
+        ..Default::default()
     };
     // Queued before the call, so the Hello goes out with the stream's opening.
     let _ = outbox.send(pb::BotMessage { body: Some(bot_message::Body::Hello(hello)) });

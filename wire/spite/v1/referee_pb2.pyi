@@ -133,7 +133,7 @@ class Refusal(_message.Message):
     def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("seat", "rules", "time_control", "games", "match_id", "protocol_version", "seat_names", "policy", "warm", "bot_seed")
+    __slots__ = ("seat", "rules", "time_control", "games", "match_id", "protocol_version", "seat_names", "policy")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
@@ -142,8 +142,6 @@ class Welcome(_message.Message):
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
     POLICY_FIELD_NUMBER: _ClassVar[int]
-    WARM_FIELD_NUMBER: _ClassVar[int]
-    BOT_SEED_FIELD_NUMBER: _ClassVar[int]
     seat: int
     rules: _game_pb2.RuleSet
     time_control: TimeControl
@@ -152,19 +150,21 @@ class Welcome(_message.Message):
     protocol_version: int
     seat_names: _containers.RepeatedScalarFieldContainer[str]
     policy: Policy
-    warm: bool
-    bot_seed: int
-    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., games: _Optional[int] = ..., match_id: _Optional[str] = ..., protocol_version: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., policy: _Optional[_Union[Policy, str]] = ..., warm: _Optional[bool] = ..., bot_seed: _Optional[int] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., games: _Optional[int] = ..., match_id: _Optional[str] = ..., protocol_version: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., policy: _Optional[_Union[Policy, str]] = ...) -> None: ...
 
 class GameStart(_message.Message):
-    __slots__ = ("game_number", "first_seat", "observation")
+    __slots__ = ("game_number", "first_seat", "observation", "bot_seed", "warm")
     GAME_NUMBER_FIELD_NUMBER: _ClassVar[int]
     FIRST_SEAT_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    BOT_SEED_FIELD_NUMBER: _ClassVar[int]
+    WARM_FIELD_NUMBER: _ClassVar[int]
     game_number: int
     first_seat: int
     observation: _game_pb2.Observation
-    def __init__(self, game_number: _Optional[int] = ..., first_seat: _Optional[int] = ..., observation: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ...) -> None: ...
+    bot_seed: int
+    warm: bool
+    def __init__(self, game_number: _Optional[int] = ..., first_seat: _Optional[int] = ..., observation: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ..., bot_seed: _Optional[int] = ..., warm: _Optional[bool] = ...) -> None: ...
 
 class EventBatch(_message.Message):
     __slots__ = ("game_number", "events")
