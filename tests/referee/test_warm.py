@@ -197,8 +197,14 @@ def test_a_flood_between_matches_breaks_nothing(logs: Path) -> None:
     faulted: set[str] = set()
     for local in played:
         assert local.match.state_name is MatchState.FINISHED and local.match.seats[1].report.status is SeatStatus.DONE
+        report = local.match.seats[0].report
+        if (local.match.match_id, 0) not in seen:
+            # taken by the chatty process while it was still flooding: it never read the Welcome,
+            # its flood counted in this match, and it lost on its own account
+            assert report.faults, report
+            continue
         process = seen[(local.match.match_id, 0)][0]
         assert process not in faulted, "a process that committed a fault plays no further match"
-        if local.match.seats[0].report.faults:
+        if report.faults:
             faulted.add(process)
     assert len({seen[(local.match.match_id, 1)][0] for local in played}) == 1, "the good bot stayed warm"
