@@ -1,6 +1,6 @@
 """Tournament throughput, end to end, against the in-process limit.
 
-    .venv/bin/python bench/tournament_speed.py [--rounds 3] [--parallel 1 2] [--json]
+    .venv/bin/python bench/tournament_speed.py [--rounds 3] [--parallel 1 2] [--reuse warm never] [--json]
 
 A fixed league (greedy, random and naive; standard rules; master seed 7; ``--rounds`` rounds
 of duplicate deals: 6 matches of one game per round) is run by the real tournament runner
@@ -8,7 +8,9 @@ into a fresh results store, once per ``--parallel`` value: worker processes, bot
 gRPC handshakes, store writes and ratings all included. Then the same schedule (same
 seeds, same bot seeds) is played in process by ``tournaments/inprocess.py``: the rules engine
 and the bots' policies with no processes and no wire, the ceiling for these bots. The
-in-process outcomes are checked against the runner's, game by game.
+in-process outcomes are checked against the runner's, game by game. ``--reuse`` runs the league
+with warm bot processes (the default) and with one process per match (``never``), each
+``--parallel`` value with each.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ rules = "standard"
 bots = ["greedy", "random", "naive"]
 seed = 7
 rounds = {rounds}
+reuse = "{reuse}"
 """
 
 
@@ -53,11 +56,11 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def run_league(directory: Path, rounds: int, parallel: int) -> dict[str, Any]:
+def run_league(directory: Path, rounds: int, parallel: int, reuse: str = "warm") -> dict[str, Any]:
     path = directory / "bench.toml"
-    path.write_text(LEAGUE.format(rounds=rounds))
+    path.write_text(LEAGUE.format(rounds=rounds, reuse=reuse))
     config = load_tournament(path)
-    db = directory / f"bench-{parallel}.db"
+    db = directory / f"bench-{parallel}-{reuse}.db"
     started = time.perf_counter()
     outcome = run_tournament(config, RunOptions(db=db, parallel=parallel), out=io.StringIO())
     elapsed = time.perf_counter() - started
@@ -65,7 +68,7 @@ def run_league(directory: Path, rounds: int, parallel: int) -> dict[str, Any]:
         finished = store.finished(outcome.tournament_id)
     games = sum(len(m.games) for m in finished)
     outcomes = {m.ordinal: [(g["ending"], g["winners"]) for g in m.games] for m in finished}
-    return {"parallel": parallel, "matches": outcome.done, "games": games, "seconds": round(elapsed, 2),
+    return {"parallel": parallel, "reuse": reuse, "matches": outcome.done, "games": games, "seconds": round(elapsed, 2),
             "games_per_s": round(games / elapsed, 3), "outcomes": outcomes, "config": config, "finished": finished}
 
 
@@ -87,14 +90,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the league (6 matches each; default 3)")
     parser.add_argument("--parallel", type=int, nargs="+", default=[1, 2], help="parallel matches to measure")
+    parser.add_argument("--reuse", nargs="+", choices=["warm", "never"], default=["warm"],
+                        help="bot process reuse to measure (default: warm)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     machine = {"date": dt.date.today().isoformat(), "nproc": os.cpu_count(), "cpu": cpu_model(),
                "python": platform.python_version()}
     runs = []
     with tempfile.TemporaryDirectory(prefix="spite-bench-") as scratch:
-        for parallel in args.parallel:
-            runs.append(run_league(Path(scratch), args.rounds, parallel))
+        for reuse in args.reuse:
+            for parallel in args.parallel:
+                runs.append(run_league(Path(scratch), args.rounds, parallel, reuse))
     limit = in_process(runs[0]["finished"], runs[0]["config"])
     agree = all(run["outcomes"] == limit["outcomes"] for run in runs)
     figures = {"machine": machine, "rounds": args.rounds,
@@ -109,7 +115,7 @@ def main() -> None:
     print(f"league: greedy, random, naive · standard · {args.rounds} rounds · {runs[0]['matches']} matches "
           f"of one game")
     for run in runs:
-        print(f"  tournament runner, parallel {run['parallel']}: {run['games']} games in {run['seconds']:.1f} s "
+        print(f"  tournament runner, reuse {run['reuse']}, parallel {run['parallel']}: {run['games']} games in {run['seconds']:.1f} s "
               f"= {run['games_per_s']:.2f} games/s")
     print(f"  in process (tournaments/inprocess.py, same seeds): {limit['games']} games in {limit['seconds']:.2f} s "
           f"= {limit['games_per_s']:.1f} games/s")

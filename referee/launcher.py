@@ -23,7 +23,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import BinaryIO, Sequence
 
 from .sandbox import (SUPERVISOR, BotCgroup, BotIdentity, Isolation, Limits, SandboxError, SandboxMode,
                       allocate_identity, bwrap_command, bwrap_returncode, child_rlimits, default_limits, descendants,
@@ -90,6 +90,7 @@ class BotProcess:
         self.cgroup: BotCgroup | None = None
         self._drain: asyncio.Task[tuple[int, int]] | None = None
         self._cpu = 0.0
+        self._next_log: list[Path | None] = []
         self._scanned: list[int] = []
         self._scanned_at = 0.0
 
@@ -207,23 +208,44 @@ class BotProcess:
         source = self.process.stderr if self.stdio else self.process.stdout
         if source is None:
             return 0, 0
-        written = dropped = 0
+        written = dropped = 0  # in this log file
+        total_written = total_dropped = 0
         sink = open(self.log_path, "wb", opener=_private) if self.log_path else None
         try:
             if sink and self.identity_note:
                 sink.write(self.identity_note.encode())
             while chunk := await source.read(65536):
+                if self._next_log:  # a warm process's next match: a log file of its own, with its own cap
+                    self._end_log(sink, dropped)
+                    path = self._next_log.pop()
+                    self._next_log.clear()
+                    sink = open(path, "ab", opener=_private) if path else None
+                    written = dropped = 0
                 room = max(0, self.log_cap - written)
                 if sink and room:
                     sink.write(chunk[:room])
                 written += min(room, len(chunk))
                 dropped += max(0, len(chunk) - room)
-            if sink and dropped:
-                sink.write(f"\n[spite: log cut at {self.log_cap} bytes; {dropped} more bytes dropped]\n".encode())
+                total_written += min(room, len(chunk))
+                total_dropped += max(0, len(chunk) - room)
         finally:
-            if sink:
-                sink.close()
-        return written, dropped
+            self._end_log(sink, dropped)
+        return total_written, total_dropped
+
+    def _end_log(self, sink: BinaryIO | None, dropped: int) -> None:
+        if sink is None:
+            return
+        if dropped:
+            sink.write(f"\n[spite: log cut at {self.log_cap} bytes; {dropped} more bytes dropped]\n".encode())
+        sink.close()
+
+    def switch_log(self, path: Path | None) -> None:
+        """From now on write the bot's output to ``path`` (a warm process's next match), capped
+        at ``log_cap`` bytes again; output already read stays in the previous file."""
+        if path is not None:  # there now, even if the bot writes nothing in this match
+            os.close(_private(str(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC))
+        self.log_path = path
+        self._next_log.append(path)
 
     @property
     def pid(self) -> int | None:

@@ -53,8 +53,8 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
         processes: list[BotProcess] = []
         watchers: list[asyncio.Task[None]] = []
         try:
-            async with _reachable(referee.address, sockets) as (address, socket_dir):
-                _connectable(address)
+            async with reachable(referee.address, sockets) as (address, socket_dir):
+                connectable(address)
                 match = referee.arena.create(config)
                 if on_start is not None:
                     result = on_start(match)
@@ -66,31 +66,18 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
                 for directory in (log_dir, config.replay_dir):
                     if directory is not None:
                         directory.mkdir(parents=True, exist_ok=True)
-                _close_to_others(hidden)
+                close_to_others(hidden)
                 for seat, bot in zip(match.seats, bots):
                     log_path = log_dir / f"{match.match_id}-seat{seat.index}-{bot.name}.log" if log_dir else None
-                    if log_dir:
-                        log_dir.mkdir(parents=True, exist_ok=True)
-                    stdio = bot.transport == "stdio"
                     home = root / f"seat{seat.index}"
                     home.mkdir(mode=0o700)
-                    settings = {"SPITE_BOT_SEED": str(bot_seed), "HOME": str(home)}
-                    if not stdio:
-                        settings["SPITE_ADDRESS"] = address
-                        # the one connect allowance: the match's time control, for the SDK's wait too
-                        settings["SPITE_CONNECT_TIMEOUT"] = f"{config.time_control.connect_ms / 1000:g}"
-                    hints = runtime_hints(bot.language, bot.limits or default_limits(bot.language))
-                    env = BotProcess.clean_env({**hints, **bot.env, **settings})  # the token goes in a pipe
-                    isolation = Isolation(home=home, socket_dir=None if stdio else socket_dir, hidden=hidden)
-                    process = BotProcess(bot.name, bot.command, bot.workdir, env, log_path, stdio=stdio,
-                                         limits=bot.limits, language=bot.language, isolation=isolation,
-                                         token=seat.token)
+                    process = await launch_bot(bot, home, seat.token, address, socket_dir, hidden, log_path,
+                                               bot_seed, config.time_control.connect_ms)
                     processes.append(process)
-                    await process.start()
                     match.bind_process(seat, process)
                     loop = asyncio.get_running_loop()
                     watchers.append(loop.create_task(_watch(match, seat, process)))
-                    if stdio:
+                    if process.stdio:
                         watchers.append(loop.create_task(serve_stdio_seat(
                             referee.arena, match, seat, process, config.time_control.connect_ms / 1000)))
                 await match.finished.wait()
@@ -103,7 +90,28 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
         return LocalMatch(match, exits, [p.log_path for p in processes])
 
 
-def _close_to_others(paths: Sequence[Path]) -> None:
+async def launch_bot(bot: BotManifest, home: Path, token: str, address: str, socket_dir: Path,
+                     hidden: Sequence[Path], log_path: Path | None, bot_seed: int, connect_ms: int) -> BotProcess:
+    """Start ``bot`` under the machine's sandbox with ``home`` as its private home, its seat
+    ``token`` in a pipe, and (gRPC) the referee's ``address``, reachable in ``socket_dir``."""
+    if log_path is not None:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+    stdio = bot.transport == "stdio"
+    settings = {"SPITE_BOT_SEED": str(bot_seed), "HOME": str(home)}
+    if not stdio:
+        settings["SPITE_ADDRESS"] = address
+        # the one connect allowance: the match's time control, for the SDK's wait too
+        settings["SPITE_CONNECT_TIMEOUT"] = f"{connect_ms / 1000:g}"
+    hints = runtime_hints(bot.language, bot.limits or default_limits(bot.language))
+    env = BotProcess.clean_env({**hints, **bot.env, **settings})  # the token goes in a pipe
+    isolation = Isolation(home=home, socket_dir=None if stdio else socket_dir, hidden=tuple(hidden))
+    process = BotProcess(bot.name, bot.command, bot.workdir, env, log_path, stdio=stdio,
+                         limits=bot.limits, language=bot.language, isolation=isolation, token=token)
+    await process.start()
+    return process
+
+
+def close_to_others(paths: Sequence[Path]) -> None:
     """The tournament's files closed to every user but the organizer's: directories (logs,
     replays) 0700, files (the store, the seed) 0600. Under bubblewrap bots cannot see them
     anyway; without it, a bot running as a uid of its own cannot read them either (a finished
@@ -118,7 +126,7 @@ def _close_to_others(paths: Sequence[Path]) -> None:
             pass
 
 
-def _connectable(address: str) -> None:
+def connectable(address: str) -> None:
     """Let bots running as uids of their own connect to the referee's Unix socket (connecting
     needs write permission on it); its directory stays unlistable and the seat tokens guard
     the sessions."""
@@ -136,7 +144,7 @@ async def _watch(match: Match, seat: Seat, process: BotProcess) -> None:
 
 
 @contextlib.asynccontextmanager
-async def _reachable(address: str, sockets: Path) -> AsyncIterator[tuple[str, Path]]:
+async def reachable(address: str, sockets: Path) -> AsyncIterator[tuple[str, Path]]:
     """The address bots are given and the directory to bind into their sandbox: the referee's
     own Unix socket, or, for a referee on TCP under bubblewrap (where bots have no network),
     a relay socket in ``sockets`` forwarding to it."""

@@ -129,14 +129,12 @@ class Match(SeatRoster):
 
     # -- connection -----------------------------------------------------------------------
 
-    def welcome(self, seat: Seat, *, compact: bool = False) -> rpb.RefereeMessage:
-        """The Welcome for ``seat``; ``compact``: the Hello asked for the compact session."""
+    def welcome(self, seat: Seat) -> rpb.RefereeMessage:
         return rpb.RefereeMessage(welcome=rpb.Welcome(
             seat=seat.index, rules=rules_to_proto(self.rules), time_control=self.config.time_control.to_pb(),
             games=self.config.games, match_id=self.match_id, protocol_version=PROTOCOL_VERSION,
             seat_names=[s.report.name for s in self.seats],
-            policy=rpb.POLICY_FORFEIT if self.config.policy is Policy.FORFEIT else rpb.POLICY_SUBSTITUTE,
-            compact=compact))
+            policy=rpb.POLICY_FORFEIT if self.config.policy is Policy.FORFEIT else rpb.POLICY_SUBSTITUTE))
 
     # -- the match ------------------------------------------------------------------------
 
@@ -217,7 +215,7 @@ class Match(SeatRoster):
         for seat in self.seats:
             await seat.send(rpb.RefereeMessage(game_start=rpb.GameStart(
                 game_number=number, first_seat=state.first_seat,
-                observation=observation_to_proto(observe(state, seat.index)))))
+                observation=observation_to_proto(observe(state, seat.index)), compact=seat.compact)))
         self._publish(rpb.SpectatorMessage(game_start=rpb.GameStart(
             game_number=number, first_seat=state.first_seat, observation=observation_to_proto(observe_public(state)))))
         # cursors[seat]: the log up to here has reached the seat (an EventBatch or a decision's

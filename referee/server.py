@@ -25,8 +25,9 @@ from spite.v1 import referee_pb2 as rpb
 from spite.v1 import referee_pb2_grpc
 
 from . import limits
-from .match import Closed, Match, MatchConfig, Policy, Seat, TimeControl
+from .match import Closed, Match, MatchConfig, Policy, Seat, SeatChannel, TimeControl
 from .seats import Outgoing
+from . import warm
 from spite_engine import Ending, RulesError, parse_rules
 from spite_wire import PROTOCOL_VERSION
 
@@ -74,6 +75,13 @@ class Arena:
         self.matches: dict[str, Match] = {}
         self._seats: dict[bytes, tuple[Match, Seat]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self.warm: warm.WarmLines | None = None
+        """Set (by a local pool, :mod:`referee.pool`) to take a Hello's ``warm``: such a
+        connection may then play several matches. None: one match per stream."""
+
+    def warm_line(self, hello: rpb.Hello, match: Match, seat: Seat) -> warm.WarmLine | None:
+        """A warm line for an admitted session whose Hello says warm, if this arena keeps them."""
+        return self.warm.open(match, seat) if hello.warm and self.warm is not None else None
 
     def create(self, config: MatchConfig) -> Match:
         """Register a match and start waiting for its seats."""
@@ -157,7 +165,8 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
         sink: list[Callable[[rpb.BotMessage | Closed], None]] = [pending.put_nowait]
         reader = asyncio.get_running_loop().create_task(_pump(context, lambda item: sink[0](item)))
         seat: Seat | None = None
-        channel: GrpcSeatChannel | None = None
+        channel: SeatChannel | None = None
+        line: warm.WarmLine | None = None
         try:
             named = self.arena.find_seat(str(dict(context.invocation_metadata() or ()).get(TOKEN_METADATA, "")))
             allowance = named[0].config.time_control.connect_ms / 1000 if named else HELLO_TIMEOUT_S
@@ -177,14 +186,32 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
             except SessionRefused as refused:
                 await context.abort(refused.code, refused.message)
                 return
-            channel = GrpcSeatChannel(context)
-            await context.write(match.welcome(seat, compact=hello.compact))
+            stream = GrpcSeatChannel(context)
+            line = self.arena.warm_line(hello, match, seat)
+            channel = warm.WarmChannel(stream, line) if line is not None else stream
+            await context.write(match.welcome(seat))
             match.attach(seat, channel, hello.name, hello.version, compact=hello.compact)
             while not pending.empty():
                 match.receive(seat, channel, pending.get_nowait())
-            sink[0] = lambda item: match.receive(seat, channel, item)
+            receiver = _receiver(match, seat, channel)
+            sink[0] = line.watching(receiver) if line is not None else receiver
             log.info("match %s: seat %d connected (%s %s)", match.match_id, seat.index, hello.name, hello.version)
-            await channel.closed.wait()
+            await stream.closed.wait()
+            if line is not None:
+                async def attach(offer: warm.Offer) -> asyncio.Event:
+                    nonlocal match, seat, channel
+                    now = GrpcSeatChannel(context)
+                    wrapped = warm.WarmChannel(now, line)
+                    match, seat, channel = offer.match, offer.seat, wrapped
+                    await context.write(offer.match.welcome(offer.seat))
+                    offer.match.attach(offer.seat, wrapped, hello.name, hello.version, compact=hello.compact)
+                    sink[0] = line.watching(_receiver(offer.match, offer.seat, wrapped))
+                    return now.closed
+
+                def set_sink(deliver: Callable[[rpb.BotMessage | Closed], None]) -> None:
+                    sink[0] = deliver
+
+                await warm.serve_next_matches(line, attach, set_sink)
         except asyncio.CancelledError:
             if seat is not None and channel is not None:
                 match.receive(seat, channel, Closed(Ending.CRASH, "the stream was cut: the bot exited, crashed, or "
@@ -192,6 +219,8 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
             raise
         finally:
             reader.cancel()
+            if line is not None:
+                line.lose("the stream ended")
 
     async def CreateMatch(self, request: rpb.CreateMatchRequest,  # noqa: N802
                           context: grpc.aio.ServicerContext) -> rpb.CreateMatchResponse:
@@ -280,6 +309,10 @@ def match_config_from_pb(request: rpb.CreateMatchRequest) -> MatchConfig:
     return MatchConfig(rules=rules, seat_names=[s.name for s in request.seats],
                        time_control=TimeControl.from_pb(request.time_control),
                        games=limits.GAMES.check(request.games), seed=request.seed, policy=_POLICIES[request.policy])
+
+
+def _receiver(match: Match, seat: Seat, channel: SeatChannel) -> warm.Sink:
+    return lambda item: match.receive(seat, channel, item)
 
 
 async def _pump(context: grpc.aio.ServicerContext, deliver: Callable[[rpb.BotMessage | Closed], None]) -> None:

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Callable
 
 from google.protobuf import json_format
 from spite.v1 import referee_pb2 as rpb
 
+from . import warm
 from .launcher import BotProcess
 from .match import Closed, Garbled, Match, Seat
 from .seats import Outgoing
@@ -28,11 +30,13 @@ from .server import MAX_MESSAGE_BYTES, Arena, SessionRefused
 
 
 class StdioSeatChannel:
-    """A seat's channel over a bot process's stdin."""
+    """A seat's channel over a bot process's stdin (``keep_open``: a warm session's, whose
+    stdin outlives the match)."""
 
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, writer: asyncio.StreamWriter, keep_open: bool = False) -> None:
         self.writer = writer
         self.closed = asyncio.Event()
+        self.keep_open = keep_open
 
     async def send(self, message: Outgoing) -> None:
         self.writer.write(referee_message_line(message))
@@ -40,7 +44,7 @@ class StdioSeatChannel:
 
     def close(self) -> None:
         self.closed.set()
-        if not self.writer.is_closing():
+        if not self.keep_open and not self.writer.is_closing():
             self.writer.close()
 
 
@@ -148,27 +152,65 @@ async def serve_stdio_seat(arena: Arena, match: Match, seat: Seat, process: BotP
     if admitted_seat is not seat:
         await refuse("UNAUTHENTICATED", "unknown or expired seat token")
         return
-    await channel.send(admitted_match.welcome(seat, compact=message.hello.compact))
-    admitted_match.attach(seat, channel, message.hello.name, message.hello.version, compact=message.hello.compact)
+    line = arena.warm_line(message.hello, admitted_match, seat)
+    channel.keep_open = line is not None
+    await channel.send(admitted_match.welcome(seat))
+    admitted_match.attach(seat, warm.WarmChannel(channel, line) if line is not None else channel,
+                          message.hello.name, message.hello.version, compact=message.hello.compact)
     try:
-        while True:
-            try:
-                line = await _read_line(proc.stdout)
-            except ValueError as error:
-                seat.deliver(Closed(Ending.MALFORMED, f"{error}: the session is closed"))
-                return
-            except (ConnectionError, OSError) as error:
-                seat.deliver(Closed(Ending.CRASH, f"reading the bot's stdout failed ({type(error).__name__})"))
-                return
-            if line is None:
-                seat.deliver(Closed(Ending.DISCONNECT, "the bot closed its stdout before the match ended"))
-                return
-            try:
-                seat.deliver(decode(line))
-            except ValueError as error:
-                seat.deliver(Garbled(f"unreadable line on stdout: {error}"))
+        if line is None:
+            await _pump_lines(proc.stdout, seat.deliver)
+        else:
+            await _serve_warm(proc.stdout, proc.stdin, line, seat, channel, message.hello)
     finally:
         _stop_reading(proc)
+
+
+async def _pump_lines(stdout: asyncio.StreamReader, deliver: Callable[[rpb.BotMessage | Closed | Garbled], None]) -> None:
+    """Every line the bot writes, as a message (or garble) to ``deliver``; then how it ended."""
+    while True:
+        try:
+            line = await _read_line(stdout)
+        except ValueError as error:
+            deliver(Closed(Ending.MALFORMED, f"{error}: the session is closed"))
+            return
+        except (ConnectionError, OSError) as error:
+            deliver(Closed(Ending.CRASH, f"reading the bot's stdout failed ({type(error).__name__})"))
+            return
+        if line is None:
+            deliver(Closed(Ending.DISCONNECT, "the bot closed its stdout before the match ended"))
+            return
+        try:
+            deliver(decode(line))
+        except ValueError as error:
+            deliver(Garbled(f"unreadable line on stdout: {error}"))
+
+
+async def _serve_warm(stdout: asyncio.StreamReader, stdin: asyncio.StreamWriter, line: warm.WarmLine, seat: Seat,
+                      channel: StdioSeatChannel, hello: rpb.Hello) -> None:
+    """A warm stdio session: its first match, then each match offered on ``line``; the
+    bot's stdin is closed once there is none."""
+    sink: list[warm.Sink] = [line.watching(seat.deliver)]
+    reader = asyncio.get_running_loop().create_task(_pump_lines(stdout, lambda item: sink[0](item)))
+
+    async def attach(offer: warm.Offer) -> asyncio.Event:
+        now = StdioSeatChannel(stdin, keep_open=True)
+        await now.send(offer.match.welcome(offer.seat))
+        offer.match.attach(offer.seat, warm.WarmChannel(now, line), hello.name, hello.version, compact=hello.compact)
+        sink[0] = line.watching(offer.seat.deliver)
+        return now.closed
+
+    def set_sink(deliver: warm.Sink) -> None:
+        sink[0] = deliver
+
+    try:
+        await channel.closed.wait()
+        await warm.serve_next_matches(line, attach, set_sink)
+    finally:
+        reader.cancel()
+        line.lose(line.lost or "the session ended")
+        if not stdin.is_closing():
+            stdin.close()
 
 
 def _stop_reading(proc: asyncio.subprocess.Process) -> None:

@@ -16,6 +16,8 @@ A tournament file::
     replay_dir = "replays/demo"    # optional, relative to the current directory
     log_dir = "runs/demo"          # optional: each bot's stdout/stderr per match
     thinking = "allowed"           # or "frozen": bots are paused between their decisions
+    reuse = "warm"                 # or "never": one bot process per match (docs/tournaments.md)
+    max_matches = 50               # warm: the most matches one bot process plays
 
     [time_control]                 # milliseconds
     decision_ms = 1000
@@ -71,7 +73,10 @@ MATCH_POINTS_GAME_CAP = 30
 first-to-50 takes about 4-8 games between sample bots; the cap stops a match of draws)."""
 _KNOWN = {"name", "rules", "bots", "seed", "rounds", "parallel", "policy", "match_games", "replay_dir", "log_dir",
           "time_control", "rating", "stop", "thinking", "bench", "seed_file", "seed_commitment",
-          "entrants"}
+          "entrants", "reuse", "max_matches"}
+REUSE = ("warm", "never")
+MAX_MATCHES = 50
+"""Matches one warm bot process plays before a fresh one replaces it, unless the file says."""
 
 
 class TournamentFileError(ValueError):
@@ -128,6 +133,11 @@ class TournamentConfig:
     untrusted: bool = False
     """``entrants = "untrusted"``: the runner refuses to start unless bots are isolated."""
     """The published ``sha256:...`` the runner checks ``seed_file`` against before any game."""
+    reuse: str = "warm"
+    """``"warm"``: a worker keeps bot processes that say warm from one match to the next
+    (never across the two halves of a duplicate deal); ``"never"``: one process per match."""
+    max_matches: int = MAX_MATCHES
+    """With ``reuse = "warm"``, the most matches one bot process plays."""
 
     def identity(self) -> dict[str, Any]:
         """What must not change between a run and its ``--resume`` (plain data, stored)."""
@@ -203,6 +213,12 @@ def tournament_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
     except ValueError:
         raise fail("thinking", f"must be one of {[t.value for t in Thinking]}, got {thinking_name!r}") from None
     bench = _bench(_table(data, "bench", fail), fail)
+    reuse = data.get("reuse", "warm")
+    if reuse not in REUSE:
+        raise fail("reuse", f"must be \"warm\" or \"never\", got {reuse!r}")
+    if "max_matches" in data and reuse == "never":
+        raise fail("max_matches", "applies only with reuse = \"warm\" (\"never\" plays one match per process)")
+    max_matches = _integer(data, "max_matches", MAX_MATCHES, fail, low=1, high=10_000)
     time_control = _time_control(_table(data, "time_control", fail), fail)
     rating = _rating(_table(data, "rating", fail), fail)
     stop = _stop(_table(data, "stop", fail), fail)
@@ -219,7 +235,7 @@ def tournament_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         time_control=time_control, rating=rating, stop=stop,
         replay_dir=_optional_dir(data, "replay_dir", fail), log_dir=_optional_dir(data, "log_dir", fail),
         thinking=thinking, bench=bench, seed_file=seed_file, seed_commitment=seed_commitment,
-        untrusted=trust == "untrusted")
+        untrusted=trust == "untrusted", reuse=reuse, max_matches=max_matches)
 
 
 def _committed_seed(data: dict[str, Any], path: Path, fail: Any) -> tuple[Path | None, str | None, int]:

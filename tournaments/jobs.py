@@ -45,6 +45,12 @@ class MatchJob:
     hide: tuple[str, ...] = ()
     """Paths no bot may read even inside a directory it can (the store and its journal files)."""
     lag_limit_ms: int = LAG_LIMIT_MS
+    reuse: str = "never"
+    """``"warm"``: the worker may play this match on warm bot processes (:mod:`referee.pool`);
+    ``"never"``: fresh processes for this match alone (the tournament file's default is warm;
+    a job that does not say is played as before)."""
+    max_matches: int = 50
+    """With ``reuse = "warm"``, the most matches one bot process plays."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"match_id": self.match_id, "ordinal": self.ordinal, "rules": self.rules,
@@ -53,7 +59,8 @@ class MatchJob:
                                  "connect_ms": self.time_control.connect_ms},
                 "games": self.games, "seed": self.seed, "bot_seed": self.bot_seed, "policy": self.policy.value,
                 "replay_dir": self.replay_dir, "log_dir": self.log_dir, "thinking": self.thinking.value,
-                "hide": list(self.hide), "lag_limit_ms": self.lag_limit_ms}
+                "hide": list(self.hide), "lag_limit_ms": self.lag_limit_ms, "reuse": self.reuse,
+                "max_matches": self.max_matches}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchJob:
@@ -66,7 +73,14 @@ class MatchJob:
             policy=Policy(data["policy"]), replay_dir=data.get("replay_dir"), log_dir=data.get("log_dir"),
             thinking=Thinking(data.get("thinking", Thinking.ALLOWED.value)),
             hide=tuple(str(p) for p in data.get("hide", ())),
-            lag_limit_ms=int(data.get("lag_limit_ms", LAG_LIMIT_MS)))
+            lag_limit_ms=int(data.get("lag_limit_ms", LAG_LIMIT_MS)),
+            reuse=_reuse(data.get("reuse", "never")), max_matches=int(data.get("max_matches", 50)))
+
+
+def _reuse(value: Any) -> str:
+    if value not in ("warm", "never"):
+        raise ValueError(f"reuse must be \"warm\" or \"never\", got {value!r}")
+    return str(value)
 
 
 @dataclass(frozen=True)

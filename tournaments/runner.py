@@ -295,7 +295,7 @@ class Runner:
             bots=tuple(SeatJob(config.bot_specs[name], fingerprints.get(name, "")) for name in match.bots),
             time_control=config.time_control, games=match.max_games, seed=match.seed, policy=config.policy,
             bot_seed=match.bot_seed, replay_dir=str(config.replay_dir.resolve()) if config.replay_dir else None,
-            log_dir=str(self.log_dir()), thinking=config.thinking,
+            log_dir=str(self.log_dir()), thinking=config.thinking, reuse=config.reuse, max_matches=config.max_matches,
             # never readable by a sandboxed bot, even where a bot's readable directory holds them
             hide=tuple([str(self.store.path.resolve()) + suffix for suffix in ("", "-wal", "-shm", "-journal")]
                        + ([str(self.config.seed_file.resolve())] if self.config.seed_file else [])))

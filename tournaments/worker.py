@@ -6,6 +6,9 @@ The runner keeps one worker per parallel slot (``--cpu`` pins it, and so the ref
 the bots it launches, to one core); a Dask task runs one with a single job
 (:func:`run_job_in_subprocess`). Either way the match is played by the same code: a
 referee in this process and each bot a subprocess (:func:`referee.local.play_local_match`).
+A long-lived worker plays jobs that say ``reuse = "warm"`` on one referee that stays up
+and on warm bot processes kept from one job to the next (:class:`referee.pool.BotPool`);
+a single job, or ``reuse = "never"``, gets fresh processes, as before.
 
 A job names each seat's bot by the spec the tournament file used (a sample bot's name, or
 a manifest path) and the fingerprint the runner saw: the worker loads the bot itself (so
@@ -26,7 +29,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from referee.manifest import bot_fingerprint
 
@@ -35,12 +38,16 @@ from referee.status import MatchState
 from .jobs import JobResult, MatchJob
 from .timing import histogram
 
+if TYPE_CHECKING:
+    from referee.pool import BotPool
+
 def worker_name(cpu: int | None = None) -> str:
     return f"{socket.gethostname()}:{os.getpid()}" + (f"/cpu{cpu}" if cpu is not None else "")
 
 
-async def play(job: MatchJob, worker: str = "") -> JobResult:
-    """Play one job's match; never raises: a failure is a result with ``ok`` false."""
+async def play(job: MatchJob, worker: str = "", pool: BotPool | None = None) -> JobResult:
+    """Play one job's match; never raises: a failure is a result with ``ok`` false. With a
+    ``pool`` and a job that allows it, on warm bot processes."""
     from referee.local import play_local_match
     from referee.manifest import resolve_bot
     from referee.match import MatchConfig
@@ -62,9 +69,14 @@ async def play(job: MatchJob, worker: str = "") -> JobResult:
         config = MatchConfig(parse_rules(job.rules), [b.name for b in bots], job.time_control, job.games, job.seed,
                              job.policy, Path(job.replay_dir) if job.replay_dir else None, thinking=job.thinking,
                              lag_limit_ms=job.lag_limit_ms)
-        local = await play_local_match(bots, config, bot_seed=job.bot_seed,
-                                       log_dir=Path(job.log_dir) if job.log_dir else None,
-                                       hide=[Path(p) for p in job.hide])
+        log_dir = Path(job.log_dir) if job.log_dir else None
+        if pool is not None and job.reuse == "warm":
+            pool.max_matches = job.max_matches
+            local = await pool.play(bots, config, bot_seed=job.bot_seed, log_dir=log_dir,
+                                    hide=[Path(p) for p in job.hide])
+        else:
+            local = await play_local_match(bots, config, bot_seed=job.bot_seed, log_dir=log_dir,
+                                           hide=[Path(p) for p in job.hide])
     except Exception as error:  # a worker failure (not the bots'): the runner retries, then voids
         return JobResult.failure(job.match_id, worker, f"{type(error).__name__}: {error}")
     match = local.match
@@ -124,7 +136,25 @@ def pin(cpu: int | None) -> int | None:
 
 async def serve(jobs: TextIO, results: TextIO, worker: str) -> None:
     import referee.local  # noqa: F401  (loaded before the first job arrives, not during it)
+    from referee.pool import BotPool
 
+    pool: BotPool | None = None
+    started = BotPool()
+    try:
+        await started.start()
+        pool = started
+    except Exception as error:  # e.g. a socket path too long: play every match cold, as before warm bots
+        print(f"{worker}: no warm bot processes on this worker ({type(error).__name__}: {error}); "
+              f"every match gets fresh ones", file=sys.stderr, flush=True)
+        await started.close()
+    try:
+        await _serve(jobs, results, worker, pool)
+    finally:
+        if pool is not None:
+            await pool.close()
+
+
+async def _serve(jobs: TextIO, results: TextIO, worker: str, pool: BotPool | None) -> None:
     loop = asyncio.get_running_loop()
     while line := await loop.run_in_executor(None, jobs.readline):
         if not line.strip():
@@ -140,7 +170,7 @@ async def serve(jobs: TextIO, results: TextIO, worker: str) -> None:
                 match_id = data.get("match_id") if isinstance(data, dict) else None
                 result = JobResult.failure(match_id, worker, f"not a match job: {type(error).__name__}: {error}")
             else:
-                result = await play(job, worker)
+                result = await play(job, worker, pool)
         results.write(json.dumps(result.to_dict()) + "\n")
         results.flush()
 

@@ -77,8 +77,7 @@ def test_compact_and_full_sessions_see_the_same_games(tmp_path: Path, rules: str
     # the full session answers every action; the compact one only a fault or a cut plan
     assert all(len(f.results) == len(f.legal) for f in full)
     assert all(c.results == [] for c in compact)
-    assert all(b.welcome is not None and b.welcome.compact for b in compact)
-    assert all(b.welcome is not None and not b.welcome.compact for b in full)
+    assert all(b.playing_compact for b in compact) and not any(b.playing_compact for b in full)
 
 
 def test_events_reach_a_compact_seat_only_in_its_decisions_and_at_the_end(tmp_path: Path) -> None:
@@ -102,11 +101,13 @@ def test_events_reach_a_compact_seat_only_in_its_decisions_and_at_the_end(tmp_pa
                 async for message in call:
                     kind = message.WhichOneof("body")
                     kinds.append(kind)
+                    if kind == "game_start":
+                        assert message.game_start.compact
                     if kind == "decision":
-                        observation = message.decision.observation
-                        assert not observation.legal_moves and observation.packed_legal_moves
+                        decision = message.decision
+                        assert not decision.observation.legal_moves and decision.packed_legal_moves
                         await call.write(rpb.BotMessage(action=rpb.Action(
-                            decision_id=message.decision.decision_id, move_index=len(observation.packed_legal_moves) - 1)))
+                            decision_id=decision.decision_id, move_index=len(decision.packed_legal_moves) - 1)))
                     elif kind == "match_over":
                         await call.done_writing()
             await other

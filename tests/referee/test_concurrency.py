@@ -29,8 +29,8 @@ async def seat(stub, token, compact):
     async for message in call:
         kind = message.WhichOneof("body")
         if kind == "decision":
-            observation = message.decision.observation
-            codes = list(observation.packed_legal_moves) if compact else [m.kind for m in observation.legal_moves]
+            decision = message.decision
+            codes = list(decision.packed_legal_moves) if compact else [m.kind for m in decision.observation.legal_moves]
             plays = [i for i, c in enumerate(codes) if c & 15 == 1]  # the first play, else the last move
             decisions += 1
             await call.write(rpb.BotMessage(action=rpb.Action(decision_id=message.decision.decision_id,

@@ -121,9 +121,11 @@ def test_a_whole_match_over_a_real_stream(tmp_path: Path, transport: str) -> Non
     assert run.returncode == 0, run.stderr
     session = run.session
 
-    # Hello first, with the token, and the token again in metadata.
+    # Hello first, with the token, and the token again in metadata; the SDK offers to play warm
+    # and asks for the compact session (this scripted referee takes up neither: its GameStart
+    # says so by leaving both false, so the stream is the full one and ends after MatchOver).
     assert session.hello == referee_pb2.Hello(token=TOKEN, name="script", version="9.9.9", protocol_version=1,
-                                             compact=True)
+                                              warm=True, compact=True)
     assert session.metadata["spite-token"] == TOKEN
     assert session.half_closed
 

@@ -29,8 +29,9 @@ def test_every_field(tmp_path: Path) -> None:
         rounds=3, parallel=3, policy="forfeit", match_games=2, replay_dir="replays", log_dir="logs",
         time_control={"decision_ms": 500, "bank_ms": 0, "connect_ms": 9000},
         rating={"mu": 30, "sigma": 5.0, "beta": 2.5, "tau": 0.1, "draw_probability": 0.2},
-        stop={"rule": "separated", "confidence": 0.9, "max_rounds": 7})
+        stop={"rule": "separated", "confidence": 0.9, "max_rounds": 7}, reuse="warm", max_matches=7)
     config = load_tournament(path)
+    assert config.reuse == "warm" and config.max_matches == 7
     assert [e.name for e in config.entrants] == ["greedy", "hostile-good"]
     assert config.bots["hostile-good"].path == manifest.resolve()
     assert config.seed == 2**64 - 1 and config.rounds == 3 and config.parallel == 3
@@ -46,6 +47,8 @@ def test_defaults(tmp_path: Path) -> None:
     assert config.rounds == 1 and config.match_games == 1 and config.policy is Policy.SUBSTITUTE
     assert config.rating.draw_probability == DEFAULT_DRAW_PROBABILITY
     assert config.parallel >= 1
+    assert config.reuse == "warm" and config.max_matches == 50
+    assert load_tournament(write_tournament(tmp_path, "cold", bots=["greedy", "naive"], reuse="never")).reuse == "never"
 
 
 def test_match_points_rules_get_a_game_cap(tmp_path: Path) -> None:
@@ -85,6 +88,11 @@ def test_partners_teams(tmp_path: Path) -> None:
     ({"stop": {"confidence": 1.5}}, "stop.confidence", "between"),
     ({"stop": {"rule": "separated", "max_rounds": 2}, "rounds": 3}, "stop.max_rounds", "at least 'rounds'"),
     ({"replay_dir": 3}, "replay_dir", "directory"),
+    ({"reuse": "sometimes"}, "reuse", '"warm" or "never"'),
+    ({"reuse": True}, "reuse", '"warm" or "never"'),
+    ({"max_matches": 0}, "max_matches", "at least 1"),
+    ({"max_matches": "lots"}, "max_matches", "integer"),
+    ({"reuse": "never", "max_matches": 5}, "max_matches", "only with reuse"),
 ])
 def test_errors_name_the_file_and_the_field(tmp_path: Path, fields: dict[str, object], field: str, words: str) -> None:
     path = write_tournament(tmp_path, "bad", **fields)

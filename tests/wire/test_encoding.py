@@ -35,8 +35,12 @@ def test_a_decision_is_the_message_the_converters_build(where: Where, decision_i
                                                                  packed_moves=True))
         observation = compact.decision.observation
         assert not observation.legal_moves
-        assert len(observation.packed_legal_moves) == len(view.legal_moves)
-        assert observation_from_proto(observation, state.rules) == view._replace(outcome=None)
+        assert len(compact.decision.packed_legal_moves) == len(view.legal_moves)
+        assert observation_from_proto(observation, state.rules,
+                                      compact.decision.packed_legal_moves) == view._replace(outcome=None)
+        compact.decision.ClearField("packed_legal_moves")
+        del expected.decision.observation.legal_moves[:]
+        assert compact == expected
 
 
 @settings(max_examples=100, deadline=None)

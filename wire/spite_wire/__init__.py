@@ -81,7 +81,7 @@ def moves_from_proto(messages: Iterable[pb.Move]) -> tuple[Move, ...]:
 
 
 def moves_from_codes(codes: Iterable[int]) -> tuple[Move, ...]:
-    """The moves of an observation's ``packed_legal_moves`` (one number per move: wire kind |
+    """The moves of a decision's ``packed_legal_moves`` (one number per move: wire kind |
     wire source << 4 | source_index << 8 | card << 16 | target << 24); :class:`ConversionError`
     for a number that names no move."""
     known = _CODED
@@ -225,8 +225,9 @@ def _seat_piles(message: pb.SeatPiles) -> tuple[tuple[int, ...], ...]:
     return piles
 
 
-def observation_from_proto(message: pb.Observation, rules: RuleSet) -> Observation:
-    """An observation from its wire form and the match's rule set (sent once, in Welcome)."""
+def observation_from_proto(message: pb.Observation, rules: RuleSet, packed_legal_moves: Iterable[int] = ()) -> Observation:
+    """An observation from its wire form and the match's rule set (sent once, in Welcome); in
+    a compact session, its legal moves are the decision's ``packed_legal_moves``."""
     m: Any = message
     new = _new
     return new(Observation, (
@@ -236,6 +237,6 @@ def observation_from_proto(message: pb.Observation, rules: RuleSet) -> Observati
         tuple([tuple(p.cards) for p in m.centre_piles]),
         m.draw_pile_count, m.set_aside_count,
         tuple([event_from_proto(e) for e in m.events]),
-        moves_from_codes(m.packed_legal_moves) if m.packed_legal_moves else moves_from_proto(m.legal_moves),
+        moves_from_codes(packed_legal_moves) if packed_legal_moves else moves_from_proto(m.legal_moves),
         None,
     ))

@@ -101,8 +101,6 @@ def observation_dict(o: pb.Observation) -> dict[str, Any]:
         out["events"] = [event_dict(e) for e in o.events]
     if o.legal_moves:
         out["legalMoves"] = [move_dict(m) for m in o.legal_moves]
-    if o.packed_legal_moves:
-        out["packedLegalMoves"] = list(o.packed_legal_moves)
     return out
 
 
@@ -118,6 +116,8 @@ def _decision(d: rpb.DecisionRequest) -> dict[str, Any]:
         out["deadlineMs"] = d.deadline_ms
     if d.bank_ms:
         out["bankMs"] = d.bank_ms
+    if d.packed_legal_moves:
+        out["packedLegalMoves"] = list(d.packed_legal_moves)
     return out
 
 

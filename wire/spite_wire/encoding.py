@@ -90,7 +90,7 @@ def move_bytes(move: Move) -> bytes:
 
 
 def move_code(move: Move) -> int:
-    """A move packed in one number, as in ``Observation.packed_legal_moves``: wire kind |
+    """A move packed in one number, as in ``DecisionRequest.packed_legal_moves``: wire kind |
     wire source << 4 | source_index << 8 | card << 16 | target << 24 (a pass: 3)."""
     code = _MOVE_CODES.get(move)
     if code is None:
@@ -108,7 +108,8 @@ def move_codes(moves: Iterable[Move]) -> list[int]:
 
 
 def _legal_moves(moves: Sequence[Move], packed: bool) -> bytes:
-    """The legal moves as repeated ``Move`` fields (12), or packed in one field (13)."""
+    """The legal moves as an Observation's repeated ``Move`` fields (12), or packed in one
+    field (a DecisionRequest's 6)."""
     entries = _PACKED_ENTRIES if packed else _LISTED_ENTRIES
     parts = []
     for move in moves:
@@ -116,7 +117,7 @@ def _legal_moves(moves: Sequence[Move], packed: bool) -> bytes:
         if entry is None:
             entry = entries[move] = varint(move_code(move)) if packed else _field(0x62, move_bytes(move))
         parts.append(entry)
-    return _field(0x6A, b"".join(parts)) if packed else b"".join(parts)
+    return _field(0x32, b"".join(parts)) if packed else b"".join(parts)
 
 
 # -- events and observations ------------------------------------------------------------------
@@ -191,9 +192,8 @@ def _stocks(stocks: tuple[tuple[int, tuple[int, ...]], ...]) -> bytes:
     return cached
 
 
-def observation_bytes(view: Observation, *, packed_moves: bool = False) -> bytes:
-    """An ``Observation`` message's bytes; with ``packed_moves`` its legal moves go in
-    ``packed_legal_moves`` (the compact session) instead of ``legal_moves``."""
+def observation_bytes(view: Observation, *, legal_moves: bool = True) -> bytes:
+    """An ``Observation`` message's bytes (without its legal moves: ``legal_moves`` False)."""
     parts = [b"\x08" + varint(view.seat) if view.seat else b"", _uint(0x10, view.turn), _uint(0x18, view.to_move),
              _packed(0x22, view.hand), _packed(0x2A, view.hand_sizes), _stocks(view.stocks)]
     parts += [_seat_piles(piles) for piles in view.discard_piles]
@@ -202,8 +202,8 @@ def observation_bytes(view: Observation, *, packed_moves: bool = False) -> bytes
     parts.append(_uint(0x50, view.set_aside_count))
     if view.events:
         parts.append(events_bytes(0x5A, view.events))
-    if view.legal_moves:
-        parts.append(_legal_moves(view.legal_moves, packed_moves))
+    if view.legal_moves and legal_moves:
+        parts.append(_legal_moves(view.legal_moves, False))
     return b"".join(parts)
 
 
@@ -211,10 +211,13 @@ def observation_bytes(view: Observation, *, packed_moves: bool = False) -> bytes
 
 def decision_message(decision_id: int, game_number: int, view: Observation, deadline_ms: int, bank_ms: int,
                      *, packed_moves: bool = False) -> bytes:
-    """A ``RefereeMessage`` holding a ``DecisionRequest`` (field 4)."""
+    """A ``RefereeMessage`` holding a ``DecisionRequest`` (field 4); with ``packed_moves`` (the
+    compact session) the legal moves go in its ``packed_legal_moves``, not the observation."""
     body = (_uint(0x08, decision_id) + _uint(0x10, game_number)
-            + _field(0x1A, observation_bytes(view, packed_moves=packed_moves))
+            + _field(0x1A, observation_bytes(view, legal_moves=not packed_moves))
             + _uint(0x20, deadline_ms) + _uint(0x28, bank_ms))
+    if packed_moves and view.legal_moves:
+        body += _legal_moves(view.legal_moves, True)
     return _field(0x22, body)
 
 

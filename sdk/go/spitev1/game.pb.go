@@ -971,13 +971,9 @@ type Observation struct {
 	// Events since this seat's previous decision, its own last move included; redacted.
 	Events []*Event `protobuf:"bytes,11,rep,name=events,proto3" json:"events,omitempty"`
 	// The observer's legal moves, in the engine's order, when it is to move; else empty. Private.
-	LegalMoves []*Move `protobuf:"bytes,12,rep,name=legal_moves,json=legalMoves,proto3" json:"legal_moves,omitempty"`
-	// The same legal moves, packed one number per move, sent instead of legal_moves to a bot
-	// whose Hello asked for a compact session: wire kind | wire source << 4 | source_index << 8
-	// | card << 16 | target << 24 (each part one byte, as in Move). Private.
-	PackedLegalMoves []uint32 `protobuf:"varint,13,rep,packed,name=packed_legal_moves,json=packedLegalMoves,proto3" json:"packed_legal_moves,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	LegalMoves    []*Move `protobuf:"bytes,12,rep,name=legal_moves,json=legalMoves,proto3" json:"legal_moves,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Observation) Reset() {
@@ -1094,13 +1090,6 @@ func (x *Observation) GetLegalMoves() []*Move {
 	return nil
 }
 
-func (x *Observation) GetPackedLegalMoves() []uint32 {
-	if x != nil {
-		return x.PackedLegalMoves
-	}
-	return nil
-}
-
 var File_spite_v1_game_proto protoreflect.FileDescriptor
 
 const file_spite_v1_game_proto_rawDesc = "" +
@@ -1158,7 +1147,7 @@ const file_spite_v1_game_proto_rawDesc = "" +
 	"\x04Pile\x12\x14\n" +
 	"\x05cards\x18\x01 \x03(\rR\x05cards\"1\n" +
 	"\tSeatPiles\x12$\n" +
-	"\x05piles\x18\x01 \x03(\v2\x0e.spite.v1.PileR\x05piles\"\xf3\x03\n" +
+	"\x05piles\x18\x01 \x03(\v2\x0e.spite.v1.PileR\x05piles\"\xc5\x03\n" +
 	"\vObservation\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x12\n" +
 	"\x04turn\x18\x02 \x01(\rR\x04turn\x12\x17\n" +
@@ -1174,8 +1163,7 @@ const file_spite_v1_game_proto_rawDesc = "" +
 	" \x01(\rR\rsetAsideCount\x12'\n" +
 	"\x06events\x18\v \x03(\v2\x0f.spite.v1.EventR\x06events\x12/\n" +
 	"\vlegal_moves\x18\f \x03(\v2\x0e.spite.v1.MoveR\n" +
-	"legalMoves\x12,\n" +
-	"\x12packed_legal_moves\x18\r \x03(\rR\x10packedLegalMoves*d\n" +
+	"legalMoves*d\n" +
 	"\bMoveKind\x12\x19\n" +
 	"\x15MOVE_KIND_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eMOVE_KIND_PLAY\x10\x01\x12\x15\n" +

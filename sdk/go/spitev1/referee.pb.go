@@ -376,8 +376,12 @@ type Hello struct {
 	Version string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
 	// The protocol version the bot speaks; this referee speaks 1.
 	ProtocolVersion uint32 `protobuf:"varint,4,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
-	// Ask for the compact session (docs/protocol.md, "Compact sessions"): observations carry
-	// packed_legal_moves instead of legal_moves; an accepted action gets no ActionResult (a
+	// The bot can play more than one match on this connection ("warm"): where the referee's
+	// GameStart says warm, it keeps reading after MatchOver, and a new Welcome starts its next
+	// match. False (and a bot that never sets it) keeps one match per stream.
+	Warm bool `protobuf:"varint,5,opt,name=warm,proto3" json:"warm,omitempty"`
+	// Ask for the compact session (docs/protocol.md, "Compact sessions"): decisions carry
+	// packed_legal_moves instead of observation.legal_moves; an accepted action gets no ActionResult (a
 	// fault or a cut plan still does); and no EventBatch comes during a game, as each
 	// DecisionRequest's observation.events already holds every event since the seat's previous
 	// decision (the events after its last decision of a game come in one EventBatch before
@@ -443,6 +447,13 @@ func (x *Hello) GetProtocolVersion() uint32 {
 		return x.ProtocolVersion
 	}
 	return 0
+}
+
+func (x *Hello) GetWarm() bool {
+	if x != nil {
+		return x.Warm
+	}
+	return false
 }
 
 func (x *Hello) GetCompact() bool {
@@ -552,7 +563,7 @@ type isAction_Choice interface {
 }
 
 type Action_MoveIndex struct {
-	// Index into the request's observation.legal_moves.
+	// Index into the request's observation.legal_moves (packed_legal_moves in a compact session).
 	MoveIndex uint32 `protobuf:"varint,2,opt,name=move_index,json=moveIndex,proto3,oneof"`
 }
 
@@ -754,7 +765,8 @@ type isRefereeMessage_Body interface {
 }
 
 type RefereeMessage_Welcome struct {
-	// Once, first: the answer to Hello. Private.
+	// First: the answer to Hello. Private. On a warm stream (GameStart.warm) another one may
+	// follow a MatchOver: it starts the connection's next match.
 	Welcome *Welcome `protobuf:"bytes,1,opt,name=welcome,proto3,oneof"`
 }
 
@@ -784,7 +796,8 @@ type RefereeMessage_GameOver struct {
 }
 
 type RefereeMessage_MatchOver struct {
-	// Last: the match's result; the stream closes after it. Public.
+	// The match's result; the stream closes after it (unless GameStart.warm said the stream is
+	// warm: then a Welcome or the end of the stream follows). Public.
 	MatchOver *MatchOver `protobuf:"bytes,7,opt,name=match_over,json=matchOver,proto3,oneof"`
 }
 
@@ -882,10 +895,7 @@ type Welcome struct {
 	// Each seat's bot name, by seat (names of seats not yet connected are empty). Public.
 	SeatNames []string `protobuf:"bytes,7,rep,name=seat_names,json=seatNames,proto3" json:"seat_names,omitempty"`
 	// What bad behaviour gets in this match.
-	Policy Policy `protobuf:"varint,8,opt,name=policy,proto3,enum=spite.v1.Policy" json:"policy,omitempty"`
-	// The session is compact, as the Hello asked (a referee that does not know compact sessions
-	// leaves this false, and the session is the full one).
-	Compact       bool `protobuf:"varint,11,opt,name=compact,proto3" json:"compact,omitempty"`
+	Policy        Policy `protobuf:"varint,8,opt,name=policy,proto3,enum=spite.v1.Policy" json:"policy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -976,13 +986,6 @@ func (x *Welcome) GetPolicy() Policy {
 	return Policy_POLICY_UNSPECIFIED
 }
 
-func (x *Welcome) GetCompact() bool {
-	if x != nil {
-		return x.Compact
-	}
-	return false
-}
-
 // A game of the match begins. Private to the seat (it carries the seat's hand).
 type GameStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -991,7 +994,19 @@ type GameStart struct {
 	// The seat that moves first. Public.
 	FirstSeat uint32 `protobuf:"varint,2,opt,name=first_seat,json=firstSeat,proto3" json:"first_seat,omitempty"`
 	// This seat's opening observation (its hand, every stock top, no legal moves yet).
-	Observation   *Observation `protobuf:"bytes,3,opt,name=observation,proto3" json:"observation,omitempty"`
+	Observation *Observation `protobuf:"bytes,3,opt,name=observation,proto3" json:"observation,omitempty"`
+	// Private. With warm: the seed this match's bot should draw its random numbers from (what
+	// SPITE_BOT_SEED says for the process's first match), so a match plays the same on a fresh
+	// process and a warm one. 0 without warm: read SPITE_BOT_SEED.
+	BotSeed uint64 `protobuf:"varint,4,opt,name=bot_seed,json=botSeed,proto3" json:"bot_seed,omitempty"`
+	// Private. The stream is warm (the bot's Hello said warm, and this referee keeps warm
+	// connections): after this match's MatchOver it stays open and brings either a Welcome (the
+	// connection's next match: new seat, match id, rules, time control) or its end. False:
+	// it closes after MatchOver.
+	Warm bool `protobuf:"varint,5,opt,name=warm,proto3" json:"warm,omitempty"`
+	// Private. The session is compact, as the Hello asked (a referee that does not know compact
+	// sessions leaves this false, and the session is the full one).
+	Compact       bool `protobuf:"varint,6,opt,name=compact,proto3" json:"compact,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1045,6 +1060,27 @@ func (x *GameStart) GetObservation() *Observation {
 		return x.Observation
 	}
 	return nil
+}
+
+func (x *GameStart) GetBotSeed() uint64 {
+	if x != nil {
+		return x.BotSeed
+	}
+	return 0
+}
+
+func (x *GameStart) GetWarm() bool {
+	if x != nil {
+		return x.Warm
+	}
+	return false
+}
+
+func (x *GameStart) GetCompact() bool {
+	if x != nil {
+		return x.Compact
+	}
+	return false
 }
 
 // Events that happened since the last message, redacted for the recipient, sent at the end
@@ -1118,9 +1154,14 @@ type DecisionRequest struct {
 	// Milliseconds for this decision before the time bank is drawn on.
 	DeadlineMs uint32 `protobuf:"varint,4,opt,name=deadline_ms,json=deadlineMs,proto3" json:"deadline_ms,omitempty"`
 	// Milliseconds left in this game's time bank, spent when a decision runs over.
-	BankMs        uint32 `protobuf:"varint,5,opt,name=bank_ms,json=bankMs,proto3" json:"bank_ms,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	BankMs uint32 `protobuf:"varint,5,opt,name=bank_ms,json=bankMs,proto3" json:"bank_ms,omitempty"`
+	// In a compact session (GameStart.compact), the legal moves, sent here instead of in
+	// observation.legal_moves, one number per move in the same order: wire kind | wire source
+	// << 4 | source_index << 8 | card << 16 | target << 24 (each part one byte, as in Move).
+	// Action.move_index indexes this list. Private.
+	PackedLegalMoves []uint32 `protobuf:"varint,6,rep,packed,name=packed_legal_moves,json=packedLegalMoves,proto3" json:"packed_legal_moves,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *DecisionRequest) Reset() {
@@ -1186,6 +1227,13 @@ func (x *DecisionRequest) GetBankMs() uint32 {
 		return x.BankMs
 	}
 	return 0
+}
+
+func (x *DecisionRequest) GetPackedLegalMoves() []uint32 {
+	if x != nil {
+		return x.PackedLegalMoves
+	}
+	return nil
 }
 
 // The referee's answer to an Action. Private to the seat.
@@ -1335,7 +1383,7 @@ func (x *GameOver) GetOutcome() *Outcome {
 	return nil
 }
 
-// The match ended; the stream closes after this. Public.
+// The match ended; the stream closes after this (unless GameStart.warm said otherwise). Public.
 type MatchOver struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Points per seat over the match.
@@ -2174,12 +2222,13 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"BotMessage\x12'\n" +
 	"\x05hello\x18\x01 \x01(\v2\x0f.spite.v1.HelloH\x00R\x05hello\x12*\n" +
 	"\x06action\x18\x02 \x01(\v2\x10.spite.v1.ActionH\x00R\x06actionB\x06\n" +
-	"\x04body\"\x90\x01\n" +
+	"\x04body\"\xa4\x01\n" +
 	"\x05Hello\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x03 \x01(\tR\aversion\x12)\n" +
-	"\x10protocol_version\x18\x04 \x01(\rR\x0fprotocolVersion\x12\x18\n" +
+	"\x10protocol_version\x18\x04 \x01(\rR\x0fprotocolVersion\x12\x12\n" +
+	"\x04warm\x18\x05 \x01(\bR\x04warm\x12\x18\n" +
 	"\acompact\x18\x06 \x01(\bR\acompact\"\xb6\x01\n" +
 	"\x06Action\x12\x1f\n" +
 	"\vdecision_id\x18\x01 \x01(\x04R\n" +
@@ -2206,7 +2255,7 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"\x04body\"7\n" +
 	"\aRefusal\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\xbf\x02\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\xa5\x02\n" +
 	"\aWelcome\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12'\n" +
 	"\x05rules\x18\x02 \x01(\v2\x11.spite.v1.RuleSetR\x05rules\x128\n" +
@@ -2216,19 +2265,21 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"\x10protocol_version\x18\x06 \x01(\rR\x0fprotocolVersion\x12\x1d\n" +
 	"\n" +
 	"seat_names\x18\a \x03(\tR\tseatNames\x12(\n" +
-	"\x06policy\x18\b \x01(\x0e2\x10.spite.v1.PolicyR\x06policy\x12\x18\n" +
-	"\acompact\x18\v \x01(\bR\acompact\"\x84\x01\n" +
+	"\x06policy\x18\b \x01(\x0e2\x10.spite.v1.PolicyR\x06policy\"\xcd\x01\n" +
 	"\tGameStart\x12\x1f\n" +
 	"\vgame_number\x18\x01 \x01(\rR\n" +
 	"gameNumber\x12\x1d\n" +
 	"\n" +
 	"first_seat\x18\x02 \x01(\rR\tfirstSeat\x127\n" +
-	"\vobservation\x18\x03 \x01(\v2\x15.spite.v1.ObservationR\vobservation\"V\n" +
+	"\vobservation\x18\x03 \x01(\v2\x15.spite.v1.ObservationR\vobservation\x12\x19\n" +
+	"\bbot_seed\x18\x04 \x01(\x04R\abotSeed\x12\x12\n" +
+	"\x04warm\x18\x05 \x01(\bR\x04warm\x12\x18\n" +
+	"\acompact\x18\x06 \x01(\bR\acompact\"V\n" +
 	"\n" +
 	"EventBatch\x12\x1f\n" +
 	"\vgame_number\x18\x01 \x01(\rR\n" +
 	"gameNumber\x12'\n" +
-	"\x06events\x18\x02 \x03(\v2\x0f.spite.v1.EventR\x06events\"\xc6\x01\n" +
+	"\x06events\x18\x02 \x03(\v2\x0f.spite.v1.EventR\x06events\"\xf4\x01\n" +
 	"\x0fDecisionRequest\x12\x1f\n" +
 	"\vdecision_id\x18\x01 \x01(\x04R\n" +
 	"decisionId\x12\x1f\n" +
@@ -2237,7 +2288,8 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"\vobservation\x18\x03 \x01(\v2\x15.spite.v1.ObservationR\vobservation\x12\x1f\n" +
 	"\vdeadline_ms\x18\x04 \x01(\rR\n" +
 	"deadlineMs\x12\x17\n" +
-	"\abank_ms\x18\x05 \x01(\rR\x06bankMs\"\xca\x01\n" +
+	"\abank_ms\x18\x05 \x01(\rR\x06bankMs\x12,\n" +
+	"\x12packed_legal_moves\x18\x06 \x03(\rR\x10packedLegalMoves\"\xca\x01\n" +
 	"\fActionResult\x12\x1f\n" +
 	"\vdecision_id\x18\x01 \x01(\x04R\n" +
 	"decisionId\x12(\n" +

@@ -16,6 +16,14 @@
                                     <-----  MatchOver             -> on_match_over
     (half-close; exit 0)
 
+A bot is "warm" by default (``Bot.warm``): its Hello says it can play more than one match
+on one connection. Where the referee takes that up (its GameStart says ``warm``, as the local
+tournament runner's does), a new Welcome may follow MatchOver: the next match, with a new
+seat; ``welcome``, ``decision``, ``game_number`` and ``rng`` (seeded from the match's bot seed,
+which GameStart carries on a warm stream) start afresh, while anything else the bot object
+holds stays (its memory). ``run()`` returns when the referee closes the stream. Everywhere
+else the session is the one above.
+
 Configuration comes from the environment (:mod:`spite_sdk.connection` lists it).
 """
 
@@ -73,6 +81,9 @@ class Bot:
     during the opponents' turns. The hooks see the same things either way (``on_events`` gets
     each decision's events just before ``decide``); set False to see the full session's
     messages as they come."""
+    warm: ClassVar[bool] = True
+    """Offer to play several matches on one connection (docs/protocol.md, "Warm bots");
+    set False for a bot that must start afresh for every match."""
 
     welcome: Welcome | None = None
     """The terms of the match, once the referee has sent them."""
@@ -80,17 +91,31 @@ class Bot:
     """The decision being made, while ``decide`` runs (the last one afterwards)."""
     game_number: int = 0
     """The current game's number within the match, from 0."""
+    playing_warm: bool = False
+    """True once the referee has said (in a GameStart) that this connection stays open for
+    further matches (docs/protocol.md, "Warm bots")."""
+    playing_compact: bool = False
+    """True when the referee has said (in a GameStart) that the session is compact
+    (docs/protocol.md, "Compact sessions")."""
+    _rng_key: tuple[str, int] | None = None
+    _match_seed: int | None = None  # on a warm stream: GameStart.bot_seed
 
     @property
     def rng(self) -> random.Random:
         """This game's random numbers, reproducible: ``random.Random(f"{seed}:{game}")`` with
         ``seed`` from ``SPITE_BOT_SEED`` (default 0), fresh at each game, so a run with the
         same bot seed (in process or through the referee) makes the same choices."""
-        key = (os.environ.get("SPITE_BOT_SEED", "0"), self.game_number)
+        key = (self.bot_seed, self.game_number)
         if getattr(self, "_rng_key", None) != key:
             self._rng_key = key
             self._rng = random.Random(f"{key[0]}:{key[1]}")
         return self._rng
+
+    @property
+    def bot_seed(self) -> str:
+        """The seed ``rng`` draws from: ``SPITE_BOT_SEED`` (default 0), or on a warm stream the
+        match's bot seed from its GameStart."""
+        return os.environ.get("SPITE_BOT_SEED", "0") if self._match_seed is None else str(self._match_seed)
 
     @property
     def seat(self) -> int:
@@ -235,10 +260,11 @@ class Bot:
         name = self.display_name
         await call.write(referee_pb2.BotMessage(hello=referee_pb2.Hello(
             token=token, name=cut_utf8(name, MAX_NAME_BYTES), version=cut_utf8(str(self.version), MAX_NAME_BYTES),
-            protocol_version=PROTOCOL_VERSION, compact=self.compact)))
+            protocol_version=PROTOCOL_VERSION, warm=bool(self.warm), compact=bool(self.compact))))
         debug = logger.isEnabledFor(logging.DEBUG)
         rules: RuleSet | None = None
-        compact = False
+        played: MatchResult | None = None  # on a warm stream, the last match's result
+        compact = False  # the session is compact: GameStart says so
         dealt = 0  # events of GameStart's observation that the game's first decision repeats
         monotonic = time.monotonic
         BotMessage = referee_pb2.BotMessage
@@ -246,6 +272,8 @@ class Bot:
             message = await call.read()
             if message is grpc.aio.EOF:
                 code = await call.code()
+                if played is not None and code == grpc.StatusCode.OK:
+                    return played  # a warm stream's end: no next match
                 if code != grpc.StatusCode.OK:
                     raise RefereeError(STATUS_MEANINGS.get(code, "the referee ended the stream with an error"),
                                        code, await call.details())
@@ -259,7 +287,7 @@ class Bot:
                 self.game_number = request.game_number
                 self.decision = DecisionContext(request.decision_id, request.game_number, received,
                                                 received + request.deadline_ms / 1000, request.bank_ms / 1000)
-                observation = observation_from_proto(request.observation, rules)
+                observation = observation_from_proto(request.observation, rules, request.packed_legal_moves)
                 if compact and len(observation.events) > dealt:
                     # the game's first decision repeats the deal, which GameStart showed
                     self.on_events(observation.events[dealt:])
@@ -285,6 +313,9 @@ class Bot:
                     raise RefereeError("protocol error: GameStart came before Welcome")
                 start = message.game_start
                 self.game_number = start.game_number
+                if start.warm:
+                    self.playing_warm, self._match_seed = True, start.bot_seed
+                compact = self.playing_compact = start.compact
                 logger.info("game %d starts, seat %d moves first", start.game_number, start.first_seat)
                 dealt = len(start.observation.events)
                 self.on_game_start(start.game_number, observation_from_proto(start.observation, rules))
@@ -297,7 +328,9 @@ class Bot:
                 if welcome.protocol_version not in (0, PROTOCOL_VERSION):
                     logger.warning("the referee speaks protocol %d, this SDK %d",
                                    welcome.protocol_version, PROTOCOL_VERSION)
-                self.welcome, rules, compact = welcome, welcome.rules, welcome.compact
+                self.welcome, rules = welcome, welcome.rules
+                # a warm stream's next match starts afresh (the rng too, even with the same bot seed)
+                self.decision, self.game_number, self._rng_key, played = None, 0, None, None
                 logger.info("seat %d of match %s: %s, %d game(s)", welcome.seat, welcome.match_id,
                             welcome.rules.name, welcome.games)
                 self.on_welcome(welcome)
@@ -305,6 +338,9 @@ class Bot:
                 match_result = match_result_from_proto(message.match_over)
                 logger.info("match over: %s", match_result.reason)
                 self.on_match_over(match_result)
+                if self.playing_warm:
+                    played = match_result  # the next Welcome, or the stream's end
+                    continue
                 await call.done_writing()
                 await _wait_closed(call)
                 return match_result

@@ -43,7 +43,7 @@ def welcome_from_proto(message: referee_pb2.Welcome) -> Welcome:
         time_control=TimeControl(t.decision_ms / 1000, t.bank_ms / 1000, t.connect_ms / 1000),
         games=message.games, match_id=message.match_id, protocol_version=message.protocol_version,
         seat_names=tuple(message.seat_names),
-        policy=_POLICIES[policy] if 0 <= policy < len(_POLICIES) else Policy.UNSPECIFIED, compact=message.compact)
+        policy=_POLICIES[policy] if 0 <= policy < len(_POLICIES) else Policy.UNSPECIFIED)
 
 
 def action_result_from_proto(message: referee_pb2.ActionResult) -> ActionResult:

@@ -92,8 +92,6 @@ class Welcome:
     seat_names: tuple[str, ...]
     """Each seat's bot name (empty for a seat not yet connected)."""
     policy: Policy
-    compact: bool = False
-    """The session is compact (docs/protocol.md): the bot asked, and the referee knows how."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -399,7 +399,8 @@ pub async fn play_match(bot: &mut dyn Bot, options: &Options) -> Result<MatchRes
         name: cut(&options.name, MAX_NAME_BYTES).to_owned(),
         version: cut(&options.version, MAX_NAME_BYTES).to_owned(),
         protocol_version: PROTOCOL_VERSION,
-        // fields added to Hello later keep their defaults (e.g. the compact session, not asked for)
+        // newer Hello fields keep their defaults: `warm` and `compact` false (one match per
+        // process, the full session)
         ..Default::default()
     };
     // Queued before the call, so the Hello goes out with the stream's opening.

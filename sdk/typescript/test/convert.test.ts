@@ -89,7 +89,6 @@ describe("observations, rules and results", () => {
       wireMove({ kind: "MOVE_KIND_PLAY", source: "SOURCE_HAND", card: 1, target: 1 }),
       wireMove({ kind: "MOVE_KIND_DISCARD", source: "SOURCE_HAND", card: 5, target: 1 }),
     ],
-    packedLegalMoves: [],
   };
 
   it("converts an observation whole", () => {
@@ -128,7 +127,6 @@ describe("observations, rules and results", () => {
     const welcome = welcomeFromWire({
       seat: 1, rules: WIRE_RULES, timeControl: { decisionMs: 1000, bankMs: 10000, connectMs: 10000 }, games: 3,
       matchId: "abc", protocolVersion: 1, seatNames: ["a", "b", "c", "d"], policy: "POLICY_SUBSTITUTE",
-      compact: false,
     });
     assert.equal(welcome.policy, Policy.SUBSTITUTE);
     assert.deepEqual(welcome.timeControl, { decisionMs: 1000, bankMs: 10000, connectMs: 10000 });

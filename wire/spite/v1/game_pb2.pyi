@@ -188,7 +188,7 @@ class SeatPiles(_message.Message):
     def __init__(self, piles: _Optional[_Iterable[_Union[Pile, _Mapping]]] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("seat", "turn", "to_move", "hand", "hand_sizes", "stocks", "discard_piles", "centre_piles", "draw_pile_count", "set_aside_count", "events", "legal_moves", "packed_legal_moves")
+    __slots__ = ("seat", "turn", "to_move", "hand", "hand_sizes", "stocks", "discard_piles", "centre_piles", "draw_pile_count", "set_aside_count", "events", "legal_moves")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TURN_FIELD_NUMBER: _ClassVar[int]
     TO_MOVE_FIELD_NUMBER: _ClassVar[int]
@@ -201,7 +201,6 @@ class Observation(_message.Message):
     SET_ASIDE_COUNT_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     LEGAL_MOVES_FIELD_NUMBER: _ClassVar[int]
-    PACKED_LEGAL_MOVES_FIELD_NUMBER: _ClassVar[int]
     seat: int
     turn: int
     to_move: int
@@ -214,5 +213,4 @@ class Observation(_message.Message):
     set_aside_count: int
     events: _containers.RepeatedCompositeFieldContainer[Event]
     legal_moves: _containers.RepeatedCompositeFieldContainer[Move]
-    packed_legal_moves: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, seat: _Optional[int] = ..., turn: _Optional[int] = ..., to_move: _Optional[int] = ..., hand: _Optional[_Iterable[int]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stocks: _Optional[_Iterable[_Union[StockView, _Mapping]]] = ..., discard_piles: _Optional[_Iterable[_Union[SeatPiles, _Mapping]]] = ..., centre_piles: _Optional[_Iterable[_Union[Pile, _Mapping]]] = ..., draw_pile_count: _Optional[int] = ..., set_aside_count: _Optional[int] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ..., packed_legal_moves: _Optional[_Iterable[int]] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., turn: _Optional[int] = ..., to_move: _Optional[int] = ..., hand: _Optional[_Iterable[int]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stocks: _Optional[_Iterable[_Union[StockView, _Mapping]]] = ..., discard_piles: _Optional[_Iterable[_Union[SeatPiles, _Mapping]]] = ..., centre_piles: _Optional[_Iterable[_Union[Pile, _Mapping]]] = ..., draw_pile_count: _Optional[int] = ..., set_aside_count: _Optional[int] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., legal_moves: _Optional[_Iterable[_Union[Move, _Mapping]]] = ...) -> None: ...

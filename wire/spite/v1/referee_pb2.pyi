@@ -71,18 +71,20 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("token", "name", "version", "protocol_version", "compact")
+    __slots__ = ("token", "name", "version", "protocol_version", "warm", "compact")
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    WARM_FIELD_NUMBER: _ClassVar[int]
     COMPACT_FIELD_NUMBER: _ClassVar[int]
     token: str
     name: str
     version: str
     protocol_version: int
+    warm: bool
     compact: bool
-    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., compact: _Optional[bool] = ...) -> None: ...
+    def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., warm: _Optional[bool] = ..., compact: _Optional[bool] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("decision_id", "move_index", "move", "plan", "debug")
@@ -133,7 +135,7 @@ class Refusal(_message.Message):
     def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("seat", "rules", "time_control", "games", "match_id", "protocol_version", "seat_names", "policy", "compact")
+    __slots__ = ("seat", "rules", "time_control", "games", "match_id", "protocol_version", "seat_names", "policy")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
@@ -142,7 +144,6 @@ class Welcome(_message.Message):
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
     POLICY_FIELD_NUMBER: _ClassVar[int]
-    COMPACT_FIELD_NUMBER: _ClassVar[int]
     seat: int
     rules: _game_pb2.RuleSet
     time_control: TimeControl
@@ -151,18 +152,23 @@ class Welcome(_message.Message):
     protocol_version: int
     seat_names: _containers.RepeatedScalarFieldContainer[str]
     policy: Policy
-    compact: bool
-    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., games: _Optional[int] = ..., match_id: _Optional[str] = ..., protocol_version: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., policy: _Optional[_Union[Policy, str]] = ..., compact: _Optional[bool] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., time_control: _Optional[_Union[TimeControl, _Mapping]] = ..., games: _Optional[int] = ..., match_id: _Optional[str] = ..., protocol_version: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., policy: _Optional[_Union[Policy, str]] = ...) -> None: ...
 
 class GameStart(_message.Message):
-    __slots__ = ("game_number", "first_seat", "observation")
+    __slots__ = ("game_number", "first_seat", "observation", "bot_seed", "warm", "compact")
     GAME_NUMBER_FIELD_NUMBER: _ClassVar[int]
     FIRST_SEAT_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    BOT_SEED_FIELD_NUMBER: _ClassVar[int]
+    WARM_FIELD_NUMBER: _ClassVar[int]
+    COMPACT_FIELD_NUMBER: _ClassVar[int]
     game_number: int
     first_seat: int
     observation: _game_pb2.Observation
-    def __init__(self, game_number: _Optional[int] = ..., first_seat: _Optional[int] = ..., observation: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ...) -> None: ...
+    bot_seed: int
+    warm: bool
+    compact: bool
+    def __init__(self, game_number: _Optional[int] = ..., first_seat: _Optional[int] = ..., observation: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ..., bot_seed: _Optional[int] = ..., warm: _Optional[bool] = ..., compact: _Optional[bool] = ...) -> None: ...
 
 class EventBatch(_message.Message):
     __slots__ = ("game_number", "events")
@@ -173,18 +179,20 @@ class EventBatch(_message.Message):
     def __init__(self, game_number: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_game_pb2.Event, _Mapping]]] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("decision_id", "game_number", "observation", "deadline_ms", "bank_ms")
+    __slots__ = ("decision_id", "game_number", "observation", "deadline_ms", "bank_ms", "packed_legal_moves")
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_NUMBER_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    PACKED_LEGAL_MOVES_FIELD_NUMBER: _ClassVar[int]
     decision_id: int
     game_number: int
     observation: _game_pb2.Observation
     deadline_ms: int
     bank_ms: int
-    def __init__(self, decision_id: _Optional[int] = ..., game_number: _Optional[int] = ..., observation: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ..., deadline_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ...) -> None: ...
+    packed_legal_moves: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, decision_id: _Optional[int] = ..., game_number: _Optional[int] = ..., observation: _Optional[_Union[_game_pb2.Observation, _Mapping]] = ..., deadline_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., packed_legal_moves: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ActionResult(_message.Message):
     __slots__ = ("decision_id", "applied", "dropped", "fault", "error", "strikes")
