@@ -123,7 +123,10 @@ def _percentile(values: list[float], q: float) -> float:
 async def _play_seat(stub: Any, token: str, think: float, tally: Tally, sent_at: dict[str, float],
                      match_id: str, compact: bool) -> None:
     call = stub.Play(metadata=((("spite-token", token),)))
-    await call.write(rpb.BotMessage(hello=rpb.Hello(name="load", version="1", protocol_version=1, compact=compact)))
+    hello = rpb.Hello(name="load", version="1", protocol_version=1)
+    if compact:
+        hello.compact = True
+    await call.write(rpb.BotMessage(hello=hello))
     async for message in call:
         kind = message.WhichOneof("body")
         if kind == "decision":
@@ -265,6 +268,8 @@ def main() -> int:
     parser.add_argument("--no-echo", action="store_true", help="skip the bare echo limit")
     parser.add_argument("--full", action="store_true",
                         help="also measure the session of a bot that does not ask for the compact one")
+    parser.add_argument("--full-only", action="store_true",
+                        help="only the full session (e.g. against a referee from before compact sessions)")
     parser.add_argument("--profile", default="", help="write the referee's cProfile to this file")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     args = parser.parse_args()
@@ -274,7 +279,7 @@ def main() -> int:
         parser.error("--think 0..10, --seconds 1..3600, --warmup 0..600")
     warmup = max(args.warmup, args.matches / 200 + args.think * 2)  # every seat connected and playing
     rows = []
-    for compact in (True, False) if args.full else (True,):
+    for compact in (False,) if args.full_only else (True, False) if args.full else (True,):
         rows.append(asyncio.run(run_referee(args.matches, args.think, warmup, args.seconds, args.rules, args.profile,
                                             compact)))
         print(f"{rows[-1]['variant']}: {rows[-1]['decisions_per_s']:.0f} decisions/s, "
