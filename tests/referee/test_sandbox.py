@@ -236,22 +236,31 @@ def test_pause_freezes_the_whole_bot_and_cpu_counts_every_process(tmp_path: Path
 
 
 def test_frozen_thinking_stops_a_bot_between_its_decisions(logs: Path) -> None:
-    """A bot whose child spins all match, against a bot that idles 10 ms per decision: with
-    thinking frozen the child runs only during the bot's own decisions, so it gets a fraction
-    of the CPU it gets when thinking on the opponent's turn is allowed."""
+    """A bot whose child spins all match, against a bot that idles 50 ms per decision. The bot
+    measures its child's CPU time in the waits between its answer and its next decision (the
+    opponent's turns): with thinking frozen the child is stopped there, so it gets at most
+    the moments the referee takes to freeze and thaw it -- a small share of that wall time
+    however loaded the machine is, as CPU time cannot exceed the time the child was thawed.
+    Allowed to think, the child runs through those waits."""
     from referee.match import Thinking
     marker = new_marker()
-    used = {}
+    waits = {}
     for thinking in (Thinking.ALLOWED, Thinking.FROZEN):
-        result = run_match([marked("ponder", marker), marked("slow", marker)], log_dir=logs, thinking=thinking)
+        result = run_match([marked("ponder", marker), marked("slow", marker, env={"SPITE_SLOW_MS": "50"})],
+                           log_dir=logs, thinking=thinking)
         assert only_outcome(result).ending.by_rules
         report = result.match.seats[0].report
-        assert report.decisions > 0 and len(report.decision_cpu_us) == report.decisions
+        assert report.decisions > 20 and len(report.decision_cpu_us) == report.decisions
         text = log_text(result, 0)
-        assert "ponder cpu: " in text, text[-2000:]
-        used[thinking] = float(text.split("ponder cpu: ")[-1].split()[0])
+        assert "between decisions: " in text, text[-2000:]
+        words = text.split("between decisions: ")[-1].split()
+        waits[thinking] = (float(words[0]), float(words[3]))  # (child's CPU s, wall s) in the waits
         assert survivors(marker) == []
-    assert used[Thinking.FROZEN] < 0.5 * used[Thinking.ALLOWED], used
+    frozen_cpu, frozen_wall = waits[Thinking.FROZEN]
+    allowed_cpu, allowed_wall = waits[Thinking.ALLOWED]
+    assert frozen_wall >= 0.05 * 20, waits  # the opponent idled 50 ms in each wait, loaded or not
+    assert frozen_cpu < 0.2 * frozen_wall, waits  # frozen: a sliver of the waits, never a core
+    assert allowed_cpu > 2 * frozen_cpu * allowed_wall / frozen_wall, waits  # the measure sees thinking
 
 
 # -- hostile bots under the sandbox -----------------------------------------------------------
