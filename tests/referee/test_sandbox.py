@@ -25,7 +25,7 @@ import pytest
 
 from referee.launcher import LOG_CAP, BotProcess
 from referee.local import LocalMatch, play_local_match
-from referee.match import MatchConfig, Policy
+from referee.match import MatchConfig, Policy, TimeControl
 from spite_engine import Ending, parse_rules
 from referee.sandbox import Isolation, Limits, cgroup_parents, detect, process_cpu_seconds
 from referee.server import start_referee
@@ -242,6 +242,10 @@ def test_pause_freezes_the_whole_bot_and_cpu_counts_every_process(tmp_path: Path
     assert survivors(marker) == []
 
 
+UNHURRIED = TimeControl(decision_ms=2000, bank_ms=5000, connect_ms=20_000)
+"""For tests about something else than deadlines: a loaded machine must not turn them into timeouts."""
+
+
 def test_frozen_thinking_stops_a_bot_between_its_decisions(logs: Path) -> None:
     """A bot whose child spins all match, against a bot that idles 50 ms per decision. The bot
     measures its child's CPU time in the waits between its answer and its next decision (the
@@ -254,8 +258,9 @@ def test_frozen_thinking_stops_a_bot_between_its_decisions(logs: Path) -> None:
     waits = {}
     for thinking in (Thinking.ALLOWED, Thinking.FROZEN):
         result = run_match([marked("ponder", marker), marked("slow", marker, env={"SPITE_SLOW_MS": "50"})],
-                           log_dir=logs, thinking=thinking)
-        assert only_outcome(result).ending.by_rules
+                           log_dir=logs, thinking=thinking, time_control=UNHURRIED)
+        assert result.match.state_name == "finished", result.match.summary()
+        assert only_outcome(result).ending.by_rules, only_outcome(result)
         report = result.match.seats[0].report
         assert report.decisions > 20 and len(report.decision_cpu_us) == report.decisions
         text = log_text(result, 0)
