@@ -14,7 +14,8 @@ from tests.languages.common import require
 
 from .conftest import REPO, running_arena
 
-pytestmark = pytest.mark.slow
+# It builds in sample_bots/: one such test at a time (tests/conftest.py).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("sample-bot-builds")]
 
 
 def test_a_go_bot_joins_the_ladder(tmp_path: Path) -> None:

@@ -23,6 +23,9 @@ from tournaments.store import Store
 
 from .common import REPO, require
 
+# Slow (toolchains, builds); builds in sample_bots/, so one such test at a time (tests/conftest.py).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("sample-bot-builds")]
+
 # (sample bot, the programs its build and run need, what they are)
 LANGUAGE_BOTS = {
     "greedy": (("python3",), "Python"),

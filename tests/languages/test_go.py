@@ -26,6 +26,9 @@ from referee.manifest import BotManifest, load_manifest
 
 from .common import MATCHES, greedy_positions, play_cleanly, require
 
+# Slow (toolchains, builds); builds in sample_bots/, so one such test at a time (tests/conftest.py).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("sample-bot-builds")]
+
 REPO = Path(__file__).resolve().parents[2]
 SDK = REPO / "sdk" / "go"
 MANIFEST = REPO / "sample_bots" / "go-greedy" / "bot.toml"

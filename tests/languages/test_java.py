@@ -27,6 +27,9 @@ from referee.manifest import BotManifest, load_manifest
 
 from .common import MATCHES, greedy_positions, play_cleanly, unavailable
 
+# Slow (toolchains, builds); builds in sample_bots/, so one such test at a time (tests/conftest.py).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("sample-bot-builds")]
+
 REPO = Path(__file__).resolve().parents[2]
 SDK = REPO / "sdk" / "java"
 MANIFEST = REPO / "sample_bots" / "java-greedy" / "bot.toml"
