@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from referee.local import LocalMatch, play_local_match
 from referee.match import Match, MatchConfig, Policy, Thinking, TimeControl
 from spite_engine import parse_rules
@@ -88,6 +90,7 @@ def test_a_void_match_is_a_platform_failure_for_the_worker(tmp_path: Path) -> No
     assert result.error.startswith("void: the referee ran") and "seat 1" in result.error
 
 
+@pytest.mark.slow  # two bots taking 40-100 ms a decision through whole games
 def test_cpu_per_decision_tells_a_slow_bot_from_a_slow_machine() -> None:
     # Both bots take about 40 ms a decision; one computes, the other waits (as a bot on an
     # overloaded machine would). Wall time cannot tell them apart; CPU time can.
@@ -105,6 +108,7 @@ def test_cpu_per_decision_tells_a_slow_bot_from_a_slow_machine() -> None:
     assert summary[0]["cpu_us_p50"] > 4 * summary[1]["cpu_us_p50"]
 
 
+@pytest.mark.slow  # two bots taking 40-100 ms a decision through whole games
 def test_frozen_bots_do_not_think_on_the_opponents_time(tmp_path: Path) -> None:
     # A thinker burns CPU all the time; its opponent sleeps 100 ms a decision. The thinker
     # measures its thinking thread's CPU time in the waits between its answers and its next

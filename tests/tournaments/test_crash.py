@@ -18,6 +18,8 @@ from tournaments.store import Store, StoreError
 
 from .conftest import LEAGUE, Run, write_tournament
 
+pytestmark = pytest.mark.slow  # whole tournaments, killed and resumed
+
 
 def descendants(pid: int) -> set[int]:
     """Every process below ``pid`` (workers and the bots they launched), from /proc."""
