@@ -26,11 +26,11 @@ demo: setup
 	$(VENV)/bin/spite tournament tournaments/demo.toml
 
 # The suite on several workers (pytest-xdist): one per core, at most 4; TEST_WORKERS=0 runs it
-# in this process. tests/conftest.py keeps each file on one worker and the sample-bot builds apart.
+# in this process. --dist loadgroup (pyproject.toml) keeps each file on one worker (tests/conftest.py).
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 
 test: setup
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+	$(PY) -m pytest -q -n $(TEST_WORKERS)
 
 bench-rules: setup
 	$(PY) bench/rules_speed.py

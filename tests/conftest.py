@@ -1,5 +1,5 @@
-"""How the suite is shared between pytest-xdist's workers (``make test`` runs ``-n 2 --dist
-loadgroup``; README, "Testing").
+"""How the suite is shared between pytest-xdist's workers (``make test`` runs ``pytest -n``,
+and pyproject.toml's addopts hold ``--dist loadgroup``; README, "Testing").
 
 A test file runs whole on one worker: its module-scoped fixtures (a browser, a CA, a built
 SDK) are then made once, and its tests keep their order. Tests that build sample bots inside
