@@ -1,18 +1,37 @@
-"""How the suite is shared between pytest-xdist's workers (``make test`` runs ``pytest -n``,
-and pyproject.toml's addopts hold ``--dist loadgroup``; README, "Testing").
+"""How the suite is shared between pytest-xdist's workers (``make test`` runs ``pytest -n``;
+pyproject.toml's addopts hold ``--dist loadfile``; README, "Testing").
 
 A test file runs whole on one worker: its module-scoped fixtures (a browser, a CA, a built
-SDK) are then made once, and its tests keep their order. Tests that build sample bots inside
-the repository (``npm ci`` empties ``node_modules``, ``cargo``, ``go build`` and ``mvn`` write
-next to the sources) share one group, ``sample-bot-builds``, so no two of them run at once.
+SDK) are made once, and Playwright's event loop never meets another module's asyncio.run.
+The files that build sample bots inside the repository (``npm ci`` empties ``node_modules``
+while another test may be running the bot; ``cargo``, ``go build`` and ``mvn`` write next
+to the sources) are one unit of work, so they run one after another on one worker.
+
+xdist's own ``--dist loadgroup`` would say this with ``xdist_group`` marks, but pytest-xdist
+3.8 groups by rewriting ``Node._nodeid``, which pytest 9.2 no longer reads: the marks are
+silently ignored. The scheduler below needs only test ids.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+BUILDS = ("tests/languages/", "tests/arena/test_remote_go.py")
+"""Test files (ids from the repository root) that build sample bots in sample_bots/."""
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile``, with the BUILDS files as one unit of work."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FilesWithBuildsTogether(LoadFileScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "sample-bot-builds" if path.startswith(BUILDS) else path
+
+    return FilesWithBuildsTogether(config, log)
+

@@ -14,8 +14,8 @@ from tests.languages.common import require
 
 from .conftest import REPO, running_arena
 
-# It builds in sample_bots/: one such test at a time (tests/conftest.py).
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("sample-bot-builds")]
+# It builds in sample_bots/: tests/conftest.py runs it with the other such files.
+pytestmark = pytest.mark.slow
 
 
 def test_a_go_bot_joins_the_ladder(tmp_path: Path) -> None:

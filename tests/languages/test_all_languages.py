@@ -23,8 +23,8 @@ from tournaments.store import Store
 
 from .common import REPO, require
 
-# Slow (toolchains, builds); builds in sample_bots/, so one such test at a time (tests/conftest.py).
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("sample-bot-builds")]
+# Toolchains and builds. It builds in sample_bots/: tests/conftest.py runs it with the other such files.
+pytestmark = pytest.mark.slow
 
 # (sample bot, the programs its build and run need, what they are)
 LANGUAGE_BOTS = {

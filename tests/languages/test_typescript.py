@@ -25,8 +25,8 @@ from referee.manifest import BotManifest, load_manifest
 
 from .common import MATCHES, greedy_positions, play_cleanly, unavailable
 
-# Slow (toolchains, builds); builds in sample_bots/, so one such test at a time (tests/conftest.py).
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("sample-bot-builds")]
+# Toolchains and builds. It builds in sample_bots/: tests/conftest.py runs it with the other such files.
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 SDK = REPO / "sdk" / "typescript"
