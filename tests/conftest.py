@@ -14,7 +14,10 @@ silently ignored. The scheduler below needs only test ids.
 
 from __future__ import annotations
 
-from typing import Any
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 
@@ -35,3 +38,14 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     return FilesWithBuildsTogether(config, log)
 
+
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """An empty directory with a short path, for the TMPDIR of a ``spite`` command: the referee
+    puts its Unix socket under TMPDIR, and a socket's path has at most 107 bytes, which
+    pytest's ``tmp_path`` on an xdist worker (``.../pytest-N/popen-gw1/test_name0/``) can pass."""
+    path = Path(tempfile.mkdtemp(prefix="spite-"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
