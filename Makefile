@@ -25,8 +25,12 @@ $(STAMP): pyproject.toml engine/pyproject.toml wire/pyproject.toml sdk/python/py
 demo: setup
 	$(VENV)/bin/spite tournament tournaments/demo.toml
 
+# The suite on several workers (pytest-xdist): one per core, at most 4; TEST_WORKERS=0 runs it
+# in this process. --dist loadfile (pyproject.toml) keeps each file on one worker (tests/conftest.py).
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
+
 test: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS)
 
 bench-rules: setup
 	$(PY) bench/rules_speed.py

@@ -14,6 +14,7 @@ from tests.languages.common import require
 
 from .conftest import REPO, running_arena
 
+# It builds in sample_bots/: tests/conftest.py runs it with the other such files.
 pytestmark = pytest.mark.slow
 
 

@@ -4,8 +4,9 @@
 
 ``spin``: burns ``MS`` ms of CPU per decision; ``sleep``: sleeps ``MS`` ms per decision (a slow
 machine looks like this: wall time without CPU); ``think``: from its first decision on, a
-thread burns CPU all the time, on the opponent's turns too, and it answers at once. It
-always plays the SDK's greedy choice.
+thread burns CPU all the time, on the opponent's turns too, and it answers at once; at each
+game over it writes to stderr the thread's CPU time in the waits between its answers and its
+next decisions, and the wall time of those waits. It always plays the SDK's greedy choice.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 import threading
 import time
 
-from spite_sdk import Bot, Move, Observation, policies
+from spite_sdk import Bot, Move, Observation, Outcome, policies
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "spin"
 MS = float(sys.argv[2]) if len(sys.argv) > 2 else 20.0
@@ -36,8 +37,17 @@ class BusyBot(Bot):
     name = f"busy-{MODE}"
     version = "1"
     thinker: threading.Thread | None = None
+    answered: tuple[float, float] | None = None  # (wall, thinker's CPU) at the last answer
+    waited_s = waited_cpu_s = 0.0
+
+    def thinker_cpu(self) -> float:
+        assert self.thinker is not None and self.thinker.ident is not None
+        return time.clock_gettime(time.pthread_getcpuclockid(self.thinker.ident))
 
     def decide(self, observation: Observation) -> Move:
+        if self.answered is not None:
+            self.waited_s += time.monotonic() - self.answered[0]
+            self.waited_cpu_s += self.thinker_cpu() - self.answered[1]
         if MODE == "spin":
             spin(MS / 1000)
         elif MODE == "sleep":
@@ -45,7 +55,13 @@ class BusyBot(Bot):
         elif MODE == "think" and self.thinker is None:
             self.thinker = threading.Thread(target=think_forever, daemon=True)
             self.thinker.start()
-        return policies.greedy_move(observation)
+        move = policies.greedy_move(observation)
+        if self.thinker is not None:
+            self.answered = (time.monotonic(), self.thinker_cpu())
+        return move
+
+    def on_game_over(self, game_number: int, outcome: Outcome) -> None:
+        print(f"between decisions: {self.waited_cpu_s} s in {self.waited_s} s", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

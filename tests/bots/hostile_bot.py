@@ -16,7 +16,8 @@ seats' homes next to its own, and every /proc/*/environ for another seat's token
 seats' tokens (environment, token file, inherited pipe) and takes their seats; ``kill``
 SIGKILLs the other bots it can see; ``escape`` leaves its cgroups and double-forks a daemon;
 ``disk`` writes 4 MiB files in HOME, /tmp, /var/tmp, /dev/shm and its workdir; ``ponder`` starts a child
-that spins all match long and reports its CPU time at each game over; ``slow`` waits 10 ms (idle) before each answer.
+that spins all match long and reports at each game over its CPU time, in all and in the waits between
+this bot's answer and its next decision; ``slow`` waits SPITE_SLOW_MS (default 10) ms, idle, before each answer.
 """
 
 from __future__ import annotations
@@ -67,6 +68,15 @@ def own_token() -> str:
 
 
 _TOKEN: str | None = None
+
+
+def cpu_of(pid: int) -> float:
+    """CPU seconds ``pid`` has run: /proc/PID/schedstat (nanoseconds), else stat (clock ticks)."""
+    try:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def say(text: str) -> None:
@@ -296,6 +306,8 @@ async def main() -> int:
         except grpc.aio.AioRpcError as error:
             print(f"second connection refused: {error.code().name}: {error.details()}", file=sys.stderr, flush=True)
     decisions = 0
+    answered: tuple[float, float] | None = None  # (wall, ponderer CPU) when the last answer went out
+    waited_s = waited_cpu_s = 0.0  # between an answer and the next decision: the others' time
     try:
         while True:
             message = await call.read()
@@ -307,10 +319,13 @@ async def main() -> int:
             if body == "game_over":
                 print(f"game over: {message.game_over.outcome.reason}", file=sys.stderr, flush=True)
                 if ponderer is not None:
-                    fields = Path(f"/proc/{ponderer.pid}/stat").read_text().rsplit(")", 1)[1].split()
-                    say(f"ponder cpu: {(int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')} s")
+                    say(f"ponder cpu: {cpu_of(ponderer.pid)} s; between decisions: {waited_cpu_s} s "
+                        f"in {waited_s} s")
             if body != "decision":
                 continue
+            if ponderer is not None and answered is not None:
+                waited_s += time.monotonic() - answered[0]
+                waited_cpu_s += cpu_of(ponderer.pid) - answered[1]
             decision = message.decision
             decisions += 1
             did = decision.decision_id
@@ -359,14 +374,16 @@ async def main() -> int:
                 flood_output()
             if MODE == "snoop" and decisions == 3:
                 probe_files()
-            if MODE == "slow":
-                await asyncio.sleep(0.01)  # wall time, not CPU: the opponent's turn lasts a while
+            if MODE == "slow":  # wall time, not CPU: the opponent's turn lasts a while
+                await asyncio.sleep(float(os.environ.get("SPITE_SLOW_MS", "10")) / 1000)
             if MODE == "crash-mid" and decisions == 3:
                 os._exit(7)
             if MODE == "disconnect-mid" and decisions == 3:
                 await call.done_writing()
                 await asyncio.sleep(5)
                 return 0
+            if ponderer is not None:
+                answered = (time.monotonic(), cpu_of(ponderer.pid))
             await call.write(action(did, choose(decision), debug=f"mode {MODE}"))
     except grpc.aio.AioRpcError as error:
         print(f"referee refused: {error.code().name}: {error.details()}", file=sys.stderr, flush=True)

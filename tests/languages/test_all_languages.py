@@ -23,6 +23,9 @@ from tournaments.store import Store
 
 from .common import REPO, require
 
+# Toolchains and builds. It builds in sample_bots/: tests/conftest.py runs it with the other such files.
+pytestmark = pytest.mark.slow
+
 # (sample bot, the programs its build and run need, what they are)
 LANGUAGE_BOTS = {
     "greedy": (("python3",), "Python"),

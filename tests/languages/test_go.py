@@ -26,6 +26,9 @@ from referee.manifest import BotManifest, load_manifest
 
 from .common import MATCHES, greedy_positions, play_cleanly, require
 
+# Toolchains and builds. It builds in sample_bots/: tests/conftest.py runs it with the other such files.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 SDK = REPO / "sdk" / "go"
 MANIFEST = REPO / "sample_bots" / "go-greedy" / "bot.toml"

@@ -25,6 +25,9 @@ from referee.manifest import BotManifest, load_manifest
 
 from .common import MATCHES, greedy_positions, play_cleanly, unavailable
 
+# Toolchains and builds. It builds in sample_bots/: tests/conftest.py runs it with the other such files.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 SDK = REPO / "sdk" / "typescript"
 MANIFEST = REPO / "sample_bots" / "typescript-greedy" / "bot.toml"

@@ -294,13 +294,16 @@ def test_a_bot_cannot_leave_its_cgroup_or_outlive_the_match(sandbox_mode: str, t
 
 
 def test_nothing_a_bot_writes_outlives_the_match(sandbox_mode: str, tmp_path: Path) -> None:
+    import ast
     import re
 
     result, hostile_log, honest_log = _attack("disk", tmp_path)
     written = re.search(r"disk: wrote (\[.*\])", hostile_log)
     assert written, hostile_log
-    leftovers = [p for p in ("/tmp", "/var/tmp", "/dev/shm", str(BOTS))
-                 if any(Path(p).glob("spite-disk-*spite-test-*"))]
+    names = {Path(path).name for path in ast.literal_eval(written.group(1))}  # this bot's files, not another test's
+    assert len(names) == 1, written.group(1)
+    name = names.pop()
+    leftovers = [p for p in ("/tmp", "/var/tmp", "/dev/shm", str(BOTS)) if (Path(p) / name).exists()]
     assert leftovers == [], f"files the bot wrote remain in {leftovers}"
     _honest_bot_won(result, honest_log)
 

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from referee.local import LocalMatch, play_local_match
 from referee.match import Match, MatchConfig, Policy, Thinking, TimeControl
 from spite_engine import parse_rules
@@ -42,10 +44,10 @@ def stall_during(seat: int, decision: int, seconds: float):  # type: ignore[no-u
 
 
 def play_with(bots: list[BotManifest], *, on_start=None, thinking: Thinking = Thinking.ALLOWED,  # type: ignore[no-untyped-def]
-              time_control: TimeControl = FAST, seed: int = 1) -> LocalMatch:
+              time_control: TimeControl = FAST, seed: int = 1, log_dir: Path | None = None) -> LocalMatch:
     config = MatchConfig(parse_rules("standard"), [b.name for b in bots], time_control, 1, seed, Policy.FORFEIT,
                          thinking=thinking)
-    return asyncio.run(play_local_match(bots, config, on_start=on_start))
+    return asyncio.run(play_local_match(bots, config, on_start=on_start, log_dir=log_dir))
 
 
 def test_a_timeout_while_the_referee_lagged_voids_the_match() -> None:
@@ -88,6 +90,7 @@ def test_a_void_match_is_a_platform_failure_for_the_worker(tmp_path: Path) -> No
     assert result.error.startswith("void: the referee ran") and "seat 1" in result.error
 
 
+@pytest.mark.slow  # two bots taking 40-100 ms a decision through whole games
 def test_cpu_per_decision_tells_a_slow_bot_from_a_slow_machine() -> None:
     # Both bots take about 40 ms a decision; one computes, the other waits (as a bot on an
     # overloaded machine would). Wall time cannot tell them apart; CPU time can.
@@ -105,21 +108,31 @@ def test_cpu_per_decision_tells_a_slow_bot_from_a_slow_machine() -> None:
     assert summary[0]["cpu_us_p50"] > 4 * summary[1]["cpu_us_p50"]
 
 
-def test_frozen_bots_do_not_think_on_the_opponents_time() -> None:
-    # A thinker burns CPU all the time; its opponent sleeps 100 ms a decision. Allowed, the
-    # thinker's CPU outside its own decisions grows with the opponent's time; frozen, it is
-    # stopped between its decisions, and that CPU is its start-up alone.
-    def outside_cpu(thinking: Thinking) -> tuple[float, float]:
+@pytest.mark.slow  # two bots taking 40-100 ms a decision through whole games
+def test_frozen_bots_do_not_think_on_the_opponents_time(tmp_path: Path) -> None:
+    # A thinker burns CPU all the time; its opponent sleeps 100 ms a decision. The thinker
+    # measures its thinking thread's CPU time in the waits between its answers and its next
+    # decisions. Allowed, the thread runs through those waits; frozen, it runs only in the
+    # moments the referee takes to freeze and thaw it: CPU time cannot exceed the time the
+    # thread was thawed, so that is a small share of the waits' wall time however loaded the
+    # machine is (start-up, which a loaded machine stretches, is outside the waits).
+    def waits(thinking: Thinking) -> tuple[float, float]:
         local = play_with([busy("think", 0), busy("sleep", 100)], thinking=thinking, seed=3,
-                          time_control=TimeControl(decision_ms=2000, bank_ms=5000, connect_ms=8000))
+                          time_control=TimeControl(decision_ms=2000, bank_ms=5000, connect_ms=8000),
+                          log_dir=tmp_path / thinking.value)
         thinker, opponent = local.match.seats
         assert local.match.state_name == "finished" and thinker.report.timeouts == 0
-        outside = local.exits[0].cpu_seconds - sum(thinker.report.decision_cpu_us) / 1e6
-        return outside, sum(opponent.report.decision_us) / 1e6
+        assert thinker.report.decisions > 10 and opponent.report.decisions > 10
+        path = local.logs[0]
+        text = path.read_text() if path else ""
+        assert "between decisions: " in text, text[-2000:]
+        words = text.split("between decisions: ")[-1].split()
+        return float(words[0]), float(words[3])  # the thread's CPU s, the waits' wall s
 
-    allowed, opponent_time = outside_cpu(Thinking.ALLOWED)
-    frozen, _ = outside_cpu(Thinking.FROZEN)
-    # Frozen, what is left is the start-up (imports, connecting): a fraction of what the
-    # thinker burns on the opponent's time when allowed, however loaded the machine is.
-    assert frozen < 0.5 * allowed, (frozen, allowed, opponent_time)
+    allowed_cpu, allowed_wall = waits(Thinking.ALLOWED)
+    frozen_cpu, frozen_wall = waits(Thinking.FROZEN)
+    measured = (frozen_cpu, frozen_wall, allowed_cpu, allowed_wall)
+    assert frozen_wall >= 0.1 * 10, measured  # the opponent slept 100 ms in each wait, loaded or not
+    assert frozen_cpu < 0.2 * frozen_wall, measured  # frozen: a sliver of the waits, never a core
+    assert allowed_cpu > 2 * frozen_cpu * allowed_wall / frozen_wall, measured  # the measure sees thinking
     assert play_with([good(), good()], thinking=Thinking.FROZEN).match.summary()["thinking"] == "frozen"

@@ -25,7 +25,7 @@ import pytest
 
 from referee.launcher import LOG_CAP, BotProcess
 from referee.local import LocalMatch, play_local_match
-from referee.match import MatchConfig, Policy
+from referee.match import MatchConfig, Policy, TimeControl
 from spite_engine import Ending, parse_rules
 from referee.sandbox import Isolation, Limits, cgroup_parents, detect, process_cpu_seconds
 from referee.server import start_referee
@@ -198,8 +198,18 @@ BUSY_FAMILY = ("import os, sys\n"
 
 @pytest.mark.parametrize("sandboxed", [True, False], ids=["sandbox", "process-group"])
 def test_pause_freezes_the_whole_bot_and_cpu_counts_every_process(tmp_path: Path, sandboxed: bool) -> None:
-    """A bot and its child both spin. Paused, neither uses CPU; the bot's CPU time covers both."""
+    """A bot and its child both spin. Paused, neither uses CPU; the bot's CPU time covers both.
+
+    No comparison depends on how much CPU a loaded machine gives the spinners: running, they
+    are waited for (generously) until they have used some; paused, they must use none at all
+    over two seconds, where running they would have had up to four."""
     marker = new_marker()
+
+    async def until_used(process: BotProcess, since: float, seconds: float) -> float:
+        deadline = time.monotonic() + 30  # not a speed check: a loaded machine gives them less than a core
+        while process.cpu_seconds() - since < seconds and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        return process.cpu_seconds() - since
 
     async def main() -> tuple[float, float, float, float, float]:
         home = tmp_path / "home"
@@ -209,49 +219,60 @@ def test_pause_freezes_the_whole_bot_and_cpu_counts_every_process(tmp_path: Path
                              isolation=Isolation(home=home) if sandboxed else None)
         await process.start()
         try:
-            await asyncio.sleep(1.0)
-            running = process.cpu_seconds()
-            await asyncio.sleep(1.0)
-            ran = process.cpu_seconds() - running
+            ran = await until_used(process, 0.0, 0.5)
             process.pause()
-            await asyncio.sleep(0.2)  # a freezer needs a moment to catch every thread
+            await asyncio.sleep(0.5)  # a freezer (or SIGSTOP) needs a moment to catch every thread
             paused_at = process.cpu_seconds()
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(2.0)
             while_paused = process.cpu_seconds() - paused_at
             members = process._members()
             whole = process.cpu_seconds()
             each = process_cpu_seconds(members)
             process.resume()
-            await asyncio.sleep(1.0)
-            resumed = process.cpu_seconds() - whole
+            resumed = await until_used(process, whole, 0.2)
             return ran, while_paused, resumed, whole, each
         finally:
             await process.stop(grace=0)
 
     ran, while_paused, resumed, whole, each = asyncio.run(main())
-    assert while_paused < 0.1 * ran, (ran, while_paused)  # same length of time: frozen uses (almost) nothing
-    assert resumed > 5 * while_paused + 0.01, (resumed, while_paused)
+    assert ran >= 0.5, ran  # both spin
+    assert while_paused < 0.02, (ran, while_paused)  # frozen: no CPU at all (one clock tick of slack)
+    assert resumed >= 0.2, (resumed, while_paused)  # thawed: they spin again
     assert whole >= 0.9 * each, (whole, each)  # every process of the bot is counted
     assert survivors(marker) == []
 
 
+UNHURRIED = TimeControl(decision_ms=2000, bank_ms=5000, connect_ms=20_000)
+"""For tests about something else than deadlines: a loaded machine must not turn them into timeouts."""
+
+
 def test_frozen_thinking_stops_a_bot_between_its_decisions(logs: Path) -> None:
-    """A bot whose child spins all match, against a bot that idles 10 ms per decision: with
-    thinking frozen the child runs only during the bot's own decisions, so it gets a fraction
-    of the CPU it gets when thinking on the opponent's turn is allowed."""
+    """A bot whose child spins all match, against a bot that idles 50 ms per decision. The bot
+    measures its child's CPU time in the waits between its answer and its next decision (the
+    opponent's turns): with thinking frozen the child is stopped there, so it gets at most
+    the moments the referee takes to freeze and thaw it -- a small share of that wall time
+    however loaded the machine is, as CPU time cannot exceed the time the child was thawed.
+    Allowed to think, the child runs through those waits."""
     from referee.match import Thinking
     marker = new_marker()
-    used = {}
+    waits = {}
     for thinking in (Thinking.ALLOWED, Thinking.FROZEN):
-        result = run_match([marked("ponder", marker), marked("slow", marker)], log_dir=logs, thinking=thinking)
-        assert only_outcome(result).ending.by_rules
+        result = run_match([marked("ponder", marker), marked("slow", marker, env={"SPITE_SLOW_MS": "50"})],
+                           log_dir=logs, thinking=thinking, time_control=UNHURRIED)
+        assert result.match.state_name == "finished", result.match.summary()
+        assert only_outcome(result).ending.by_rules, only_outcome(result)
         report = result.match.seats[0].report
-        assert report.decisions > 0 and len(report.decision_cpu_us) == report.decisions
+        assert report.decisions > 20 and len(report.decision_cpu_us) == report.decisions
         text = log_text(result, 0)
-        assert "ponder cpu: " in text, text[-2000:]
-        used[thinking] = float(text.split("ponder cpu: ")[-1].split()[0])
+        assert "between decisions: " in text, text[-2000:]
+        words = text.split("between decisions: ")[-1].split()
+        waits[thinking] = (float(words[0]), float(words[3]))  # (child's CPU s, wall s) in the waits
         assert survivors(marker) == []
-    assert used[Thinking.FROZEN] < 0.5 * used[Thinking.ALLOWED], used
+    frozen_cpu, frozen_wall = waits[Thinking.FROZEN]
+    allowed_cpu, allowed_wall = waits[Thinking.ALLOWED]
+    assert frozen_wall >= 0.05 * 20, waits  # the opponent idled 50 ms in each wait, loaded or not
+    assert frozen_cpu < 0.2 * frozen_wall, waits  # frozen: a sliver of the waits, never a core
+    assert allowed_cpu > 2 * frozen_cpu * allowed_wall / frozen_wall, waits  # the measure sees thinking
 
 
 # -- hostile bots under the sandbox -----------------------------------------------------------
@@ -425,10 +446,10 @@ def test_cgroup_v2_alone_counts_freezes_and_kills_the_whole_bot(tmp_path: Path, 
                 await asyncio.sleep(0.05)
             assert bot.cpu_seconds() >= 0.3, "the setsid spinner's CPU time is the bot's"
             bot.pause()
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(0.5)  # the freezer needs a moment to catch every thread
             frozen = bot.cpu_seconds()
-            await asyncio.sleep(0.5)
-            assert bot.cpu_seconds() - frozen < 0.05, "frozen: no CPU time"
+            await asyncio.sleep(2.0)  # a thawed spinner would use up to 2 s here
+            assert bot.cpu_seconds() - frozen < 0.02, "frozen: no CPU time"
             bot.resume()
             while bot.cpu_seconds() - frozen < 0.05 and time.monotonic() < deadline + 20:
                 await asyncio.sleep(0.05)

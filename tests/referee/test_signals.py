@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,9 +15,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
-def start_play(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
-    scratch = tmp_path / "tmp"
-    scratch.mkdir(exist_ok=True)
+def start_play(tmp_path: Path, scratch: Path, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "TMPDIR": str(scratch)}
     return subprocess.Popen([sys.executable, "-m", "spite_cli.main", "play", *args, "--plain",
                              "--replay-dir", str(tmp_path / "replays")],
@@ -27,29 +24,27 @@ def start_play(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM, signal.SIGINT])
-def test_a_stopping_signal_cleans_up_like_ctrl_c(tmp_path: Path, signum: int) -> None:
-    play = start_play(tmp_path, "greedy", "random", "--games", "10000")
+def test_a_stopping_signal_cleans_up_like_ctrl_c(tmp_path: Path, short_tmp: Path, signum: int) -> None:
+    play = start_play(tmp_path, short_tmp, "greedy", "random", "--games", "10000")
     assert play.stderr is not None
     seen = []  # progress goes to stderr (stdout is for the result): wait for the first game's line
     while not (line := play.stderr.readline()).startswith("game 1/") and line and len(seen) < 20:
         seen.append(line)
     assert line.startswith("game 1/"), "".join(seen) + line  # the first game is over: bots run, scratch dirs exist
-    assert any((tmp_path / "tmp").iterdir())
-    sent = time.monotonic()
+    assert any(short_tmp.iterdir())
     play.send_signal(signum)
-    try:
-        play.wait(timeout=10)
+    try:  # not a speed check: the 10,000 games asked for take many minutes, so 30 s tell ignored from stopped
+        play.wait(timeout=30)
     except subprocess.TimeoutExpired:
         os.killpg(play.pid, signal.SIGKILL)
         pytest.fail(f"spite play ignored {signal.Signals(signum).name}")
-    assert time.monotonic() - sent < 5
     assert play.returncode != 0
-    assert list((tmp_path / "tmp").iterdir()) == []  # the per-match scratch directory is gone
+    assert list(short_tmp.iterdir()) == []  # the per-match scratch directory is gone
     with pytest.raises(ProcessLookupError):
         os.killpg(play.pid, 0)  # no bot process of its group is left
 
 
-def test_a_ten_megabyte_line_leaves_no_event_loop_noise(tmp_path: Path) -> None:
+def test_a_ten_megabyte_line_leaves_no_event_loop_noise(tmp_path: Path, short_tmp: Path) -> None:
     bot = tmp_path / "big"
     bot.mkdir()
     (bot / "bot.py").write_text(
@@ -62,7 +57,7 @@ def test_a_ten_megabyte_line_leaves_no_event_loop_noise(tmp_path: Path) -> None:
         "        sys.stdout.write(json.dumps({'action': {'decisionId': m['decision']['decisionId'],"
         " 'debug': 'x' * 10_000_000}}) + '\\n'); sys.stdout.flush()\n")
     (bot / "bot.toml").write_text(f'name = "big"\ncommand = ["{sys.executable}", "bot.py"]\ntransport = "stdio"\n')
-    play = start_play(tmp_path, str(bot / "bot.toml"), "greedy")
+    play = start_play(tmp_path, short_tmp, str(bot / "bot.toml"), "greedy")
     out, err = play.communicate(timeout=60)
     assert "a line over 64 KiB" in out + err  # the fault is reported (the result table, the game's line)
     assert "Exception ignored" not in err and "Event loop is closed" not in err, err

@@ -10,6 +10,8 @@ from spite_engine import PRESETS, parse_rules
 
 from .support import agent, play_checked
 
+pytestmark = pytest.mark.slow  # the strong bots play whole games in every preset
+
 OPPONENTS = ("naive", "greedy", "planner")
 
 

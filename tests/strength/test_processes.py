@@ -9,6 +9,7 @@ import asyncio
 import dataclasses
 from pathlib import Path
 
+import pytest
 
 from referee import replay as replay_file
 from referee.local import play_local_match
@@ -16,6 +17,8 @@ from referee.match import MatchConfig, Policy, TimeControl
 from referee.manifest import resolve_bot
 from spite_engine import parse_rules
 from tournaments.checkbot import check_bot
+
+pytestmark = pytest.mark.slow  # the strong bots play whole matches as processes
 
 def test_planner_process_plays_whole_turns_as_plans(tmp_path: Path) -> None:
     rules = parse_rules("standard")

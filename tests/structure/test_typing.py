@@ -9,6 +9,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 FIRST_PARTY = {"engine/spite_engine", "wire/spite_wire", "sdk/python/spite_sdk", "referee", "tournaments",
                "spite_cli", "spite_web", "spite_arena"}
@@ -28,6 +30,7 @@ def test_every_first_party_package_is_checked() -> None:
     assert packages <= checked, f"not type-checked: {sorted(packages - checked)}"
 
 
+@pytest.mark.slow  # mypy --strict over every package: the better part of a minute
 def test_first_party_packages_pass_mypy_strict() -> None:
     """``python -m mypy`` (strict, every package in the configuration) exits 0."""
     result = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, timeout=600)

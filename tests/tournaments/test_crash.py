@@ -18,6 +18,8 @@ from tournaments.store import Store, StoreError
 
 from .conftest import LEAGUE, Run, write_tournament
 
+pytestmark = pytest.mark.slow  # whole tournaments, killed and resumed
+
 
 def descendants(pid: int) -> set[int]:
     """Every process below ``pid`` (workers and the bots they launched), from /proc."""
@@ -100,13 +102,13 @@ def comparable(db: Path) -> tuple[list[Any], list[Any]]:
 
 
 @pytest.mark.parametrize("sandbox", ["auto", "insecure"])
-def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path, league: Run, sandbox: str) -> None:
+def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(tmp_path: Path, short_tmp: Path, league: Run,
+                                                                  sandbox: str) -> None:
     """In the machine's sandbox mode (``auto``) and in the fallback (``insecure``)."""
     path = write_tournament(tmp_path, "league", **LEAGUE)
     db = tmp_path / "killed.db"
     command = [sys.executable, "-m", "spite_cli.main", "tournament", str(path), "--db", str(db), "--plain"]
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
+    scratch = short_tmp  # the runner's TMPDIR, where its referees put their sockets
     runner = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env={**os.environ, "TMPDIR": str(scratch), "SPITE_SANDBOX": sandbox})
     try:

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from distributed import LocalCluster
 
 from .conftest import LEAGUE, Run, run, write_tournament
 from .test_crash import comparable
+
+pytestmark = pytest.mark.slow  # a Dask cluster and a whole tournament
 
 
 def test_a_tournament_on_a_dask_cluster_equals_a_local_run(tmp_path: Path, league: Run) -> None:

@@ -14,10 +14,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tournaments.store import Store
 
 from .conftest import HOSTILE, LEAGUE, Run, run, write_tournament
 from .test_crash import alive, comparable, counts, descendants
+
+pytestmark = pytest.mark.slow  # whole tournaments, killed and resumed
 
 
 def hostile_manifest(directory: Path, mode: str, marker: str) -> Path:

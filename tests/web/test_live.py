@@ -83,7 +83,11 @@ class Referee:
     def play(self, match: Any, pause_s: float = 0.0) -> Any:
         """Two raw bots play ``match`` (the first legal move, after ``pause_s``); returns a future.
         The first legal move plays a card when one can be played, so the game ends by the rules
-        in a few hundred moves (seats that only discard would play on to the turn cap)."""
+        in a few hundred moves (seats that only discard would play on to the turn cap).
+
+        The bots connect once the match has a spectator: spite web sends its first message
+        before it subscribes, and a spectator that subscribes after the game started is not
+        sent its start (a loaded machine made that happen)."""
         async def bot(token: str, name: str) -> None:
             async with grpc.aio.insecure_channel(self.running.address) as channel:
                 call = referee_pb2_grpc.RefereeStub(channel).Play()
@@ -97,6 +101,10 @@ class Referee:
                             debug="hidden-debug")))
 
         async def both() -> None:
+            deadline = self.loop.time() + 60  # not a speed check: only so a lost spectator fails the test
+            while not match.spectators:
+                assert self.loop.time() < deadline, "nobody spectated the match within a minute"
+                await asyncio.sleep(0.01)
             await asyncio.gather(*(bot(s.token, n) for s, n in zip(match.seats, ("alpha", "beta"))))
         return asyncio.run_coroutine_threadsafe(both(), self.loop)
 
