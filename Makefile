@@ -45,7 +45,7 @@ bench-referee: setup
 	$(PY) bench/referee_load.py --matches 50 --seconds 15 --full
 
 bench-hosting: setup
-	$(PY) bench/referee_load.py --matches 1000 --think 1 --seconds 60 --no-echo
+	$(PY) bench/referee_load.py --matches 1000 --think 1 --jitter 0.5 --seconds 60 --no-echo
 
 # Sample bots' strength (docs/bots.md): duplicate deals in process on both cores, then the
 # sampler through the referee under its time control; each line alone works too.

@@ -33,6 +33,7 @@ import datetime as dt
 import json
 import os
 import platform
+import random
 import secrets
 import subprocess
 import sys
@@ -57,8 +58,9 @@ CHANNEL_STREAMS = 200
 # -- the servers (run as child processes of the benchmark) ------------------------------
 
 async def _serve_referee(admin: str) -> None:
-    from referee.server import start_referee
+    from referee.server import start_referee, tune_gc
 
+    tune_gc()  # as spite referee does
     referee = await start_referee("127.0.0.1:0", admin_token=admin)
     print(referee.address, flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
@@ -121,7 +123,7 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 async def _play_seat(stub: Any, token: str, think: float, tally: Tally, sent_at: dict[str, float],
-                     match_id: str, compact: bool) -> None:
+                     match_id: str, compact: bool, jitter: float = 0.0) -> None:
     call = stub.Play(metadata=((("spite-token", token),)))
     hello = rpb.Hello(name="load", version="1", protocol_version=1)
     if compact:
@@ -135,7 +137,7 @@ async def _play_seat(stub: Any, token: str, think: float, tally: Tally, sent_at:
                 tally.latencies.append(now - sent_at[match_id])
             tally.decisions += tally.measuring
             if think:
-                await asyncio.sleep(think)
+                await asyncio.sleep(think * (1 + jitter * (2 * random.random() - 1)))
             sent_at[match_id] = time.perf_counter()
             await call.write(rpb.BotMessage(action=rpb.Action(decision_id=message.decision.decision_id,
                                                               move_index=0)))
@@ -176,7 +178,7 @@ def _channels(address: str, streams: int) -> list[grpc.aio.Channel]:
 
 
 async def run_referee(matches: int, think: float, warmup: float, seconds: float, rules: str,
-                      profile: str, compact: bool) -> dict[str, Any]:
+                      profile: str, compact: bool, jitter: float = 0.0) -> dict[str, Any]:
     admin = secrets.token_urlsafe(16)
     child = Child("referee", admin, *([profile] if profile else []))
     try:
@@ -197,7 +199,7 @@ async def run_referee(matches: int, think: float, warmup: float, seconds: float,
             match_ids.append(created.match_id)
             for index, token in enumerate(created.seat_tokens):
                 stub = stubs[(2 * number + index) % len(stubs)]
-                seats.append(asyncio.create_task(_play_seat(stub, token, think, tally, sent_at, created.match_id, compact)))
+                seats.append(asyncio.create_task(_play_seat(stub, token, think, tally, sent_at, created.match_id, compact, jitter)))
         figures = await _measure(child, tally, warmup, seconds)
         lost = 0
         for match_id in match_ids:
@@ -265,6 +267,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10.0, help="measured window (default 10)")
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring (default 3)")
     parser.add_argument("--rules", default="standard")
+    parser.add_argument("--jitter", type=float, default=0.0,
+                        help="each think time drawn from think x (1 +- jitter), 0..1 (default 0: every seat "
+                             "takes exactly --think, so matches created together answer in waves)")
     parser.add_argument("--no-echo", action="store_true", help="skip the bare echo limit")
     parser.add_argument("--full", action="store_true",
                         help="also measure the session of a bot that does not ask for the compact one")
@@ -277,11 +282,13 @@ def main() -> int:
         parser.error("--matches must be 1..5000")
     if not 0 <= args.think <= 10 or not 1 <= args.seconds <= 3600 or not 0 <= args.warmup <= 600:
         parser.error("--think 0..10, --seconds 1..3600, --warmup 0..600")
+    if not 0 <= args.jitter <= 1:
+        parser.error("--jitter must be 0..1")
     warmup = max(args.warmup, args.matches / 200 + args.think * 2)  # every seat connected and playing
     rows = []
     for compact in (False,) if args.full_only else (True, False) if args.full else (True,):
         rows.append(asyncio.run(run_referee(args.matches, args.think, warmup, args.seconds, args.rules, args.profile,
-                                            compact)))
+                                            compact, args.jitter)))
         print(f"{rows[-1]['variant']}: {rows[-1]['decisions_per_s']:.0f} decisions/s, "
               f"{rows[-1]['cpu_us_per_decision']:.0f} µs CPU per decision", file=sys.stderr)
     if not args.no_echo:

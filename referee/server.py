@@ -437,5 +437,24 @@ async def start_referee(listen: str = "127.0.0.1:0", admin_token: str | None = N
     return RunningReferee(server, arena, address, admin_token, mode)
 
 
+GC_THRESHOLDS = (20_000, 50, 100)
+"""The collector's thresholds in a referee process (Python's defaults: 700, 10, 10)."""
+
+
+def tune_gc() -> None:
+    """For a process whose main job is refereeing: freeze what start-up made (modules, the
+    engine's tables) out of the collector's way, and collect less often. With Python's defaults
+    a referee holding 1,000 matches spends its full collections walking every match's objects,
+    and the decisions arriving meanwhile wait: bench/referee_load.py measured the p99 added
+    latency at 86 ms with the defaults and 15 ms with this. The referee makes few reference
+    cycles; what it does make is freed a little later. Called by the entry points that run a
+    referee (``spite referee``, ``spite serve``, the tournament worker), never by the library."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 def unix_address(directory: Path) -> str:
     return f"unix:{directory / 'referee.sock'}"

@@ -112,6 +112,9 @@ def cmd_referee(args: argparse.Namespace) -> int:
         print("shutting down: aborting running matches", file=sys.stderr)
         await running.stop(grace=args.grace)
 
+    from referee.server import tune_gc
+
+    tune_gc()
     asyncio.run(main())
     return 0
 

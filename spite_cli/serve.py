@@ -30,6 +30,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         competition = load_competition(args.file)
         service = Service(competition, Path(args.data), web=args.web, grpc_listen=args.grpc,
                           scheduler=args.scheduler)
+        from referee.server import tune_gc
+
+        tune_gc()
         asyncio.run(service.run())
     except (CompetitionError, ArenaStoreError, ValueError, OSError, RuntimeError) as error:
         print(f"spite serve: {error}", file=sys.stderr)

@@ -185,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     results = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    from referee.server import tune_gc
+
+    tune_gc()
     asyncio.run(serve(sys.stdin, results, worker_name(cpu)))
     return 0
 
