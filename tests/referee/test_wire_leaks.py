@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from spite_engine import observe, observe_public, visible_events
 from spite_wire import events_to_proto, observation_to_proto
+from spite_wire.encoding import decision_message, event_batch_message
 from spite.v1 import referee_pb2 as rpb
 from tests.rules.support import MAX_SEED
 from tests.rules.test_leaks import Where, mid_game, positions, redeal
@@ -19,8 +20,14 @@ from tests.rules.test_leaks import Where, mid_game, positions, redeal
 
 def seat_bytes(state, seat: int, since: int) -> list[bytes]:  # type: ignore[no-untyped-def]
     """Every message the referee builds for ``seat`` at this point, serialized."""
-    view = observation_to_proto(observe(state, seat))
+    observation = observe(state, seat)
+    view = observation_to_proto(observation)
+    events = visible_events(state, seat, since)
     return [
+        # what the referee really sends: its wire-bytes writers, full and compact sessions
+        decision_message(1, 0, observation, 1000, 0),
+        decision_message(1, 0, observation, 1000, 0, packed_moves=True),
+        event_batch_message(0, events),
         rpb.RefereeMessage(decision=rpb.DecisionRequest(decision_id=1, observation=view)).SerializeToString(
             deterministic=True),
         rpb.RefereeMessage(game_start=rpb.GameStart(observation=view)).SerializeToString(deterministic=True),
