@@ -15,7 +15,7 @@ from typing import Any, Iterator
 import pytest
 
 from referee.local import play_local_match
-from referee.match import MatchConfig, Policy
+from referee.match import MatchConfig, Policy, TimeControl
 from spite_engine import Ending, parse_rules
 from referee.server import start_referee
 
@@ -88,7 +88,11 @@ def test_substitute_policy_plays_a_fallback_and_counts_strikes(logs: Path) -> No
 
 
 def test_late_answer_is_dropped_never_applied(logs: Path) -> None:
-    result = run_match([hostile("sleep-once"), good()], policy=Policy.SUBSTITUTE, log_dir=logs)
+    # The bot oversleeps its first decision and the whole bank; its later decisions get 2 s
+    # each (not 400 ms), so a loaded machine cannot make it miss a second one.
+    unhurried = TimeControl(decision_ms=2000, bank_ms=300, connect_ms=8000)
+    result = run_match([hostile("sleep-once"), good()], policy=Policy.SUBSTITUTE, log_dir=logs,
+                       time_control=unhurried)
     report = result.match.seats[0].report
     assert report.timeouts == 1
     assert report.illegal_moves == 0 and report.malformed == 0  # the late answer was not judged
@@ -113,7 +117,6 @@ def test_oversized_message_ends_the_seat_not_the_referee(logs: Path) -> None:
 def test_time_bank_absorbs_small_overruns() -> None:
     """A bot slower than the per-decision limit but within its bank is not faulted."""
     # good bots answer in a few ms; with decision_ms=1 nearly every answer overruns a little
-    from referee.match import TimeControl
     result = run_match([good(), good()], time_control=TimeControl(decision_ms=1, bank_ms=60_000, connect_ms=8000))
     reports = [s.report for s in result.match.seats]
     assert all(r.timeouts == 0 for r in reports)
