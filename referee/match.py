@@ -313,7 +313,7 @@ class Match(SeatRoster):
         while action is None and fault is None:
             if seat.gone is not None:
                 break
-            item = await seat.receive(deadline)
+            item = await seat.next_item(deadline)
             if item is None:
                 break
             if isinstance(item, Closed):

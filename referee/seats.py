@@ -135,7 +135,7 @@ class Seat:
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    async def receive(self, deadline: float) -> Incoming | None:
+    async def next_item(self, deadline: float) -> Incoming | None:
         """The next item in the inbox, waiting until ``deadline`` (``time.monotonic()``) at most;
         None when it passed. One future and one timer per wait: a decision's wait is on the
         referee's hot path, where ``asyncio.wait_for`` would start a task each time."""
