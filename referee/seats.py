@@ -139,11 +139,11 @@ class Seat:
         """The next item in the inbox, waiting until ``deadline`` (``time.monotonic()``) at most;
         None when it passed. One future and one timer per wait: a decision's wait is on the
         referee's hot path, where ``asyncio.wait_for`` would start a task each time."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:  # past the deadline, even an answer already waiting is too late
+            return None
         if self._inbox:
             return self._inbox.popleft()
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return None
         loop = asyncio.get_running_loop()
         waiter = self._waiter = loop.create_future()
         timer = loop.call_later(remaining, _expire, waiter)
