@@ -17,7 +17,7 @@ counts under 128 are one byte each, so a packed list of them is ``bytes(values)`
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from spite_engine import Event, Move, MoveKind, Observation
 
@@ -111,13 +111,14 @@ def _legal_moves(moves: Sequence[Move], packed: bool) -> bytes:
     """The legal moves as an Observation's repeated ``Move`` fields (12), or packed in one
     field (a DecisionRequest's 6)."""
     entries = _PACKED_ENTRIES if packed else _LISTED_ENTRIES
-    parts = []
-    for move in moves:
-        entry = entries.get(move)
-        if entry is None:
-            entry = entries[move] = varint(move_code(move)) if packed else _field(0x62, move_bytes(move))
-        parts.append(entry)
-    return _field(0x32, b"".join(parts)) if packed else b"".join(parts)
+    try:
+        joined = b"".join(map(entries.__getitem__, moves))  # every move seen before: one C loop
+    except KeyError:
+        for move in moves:
+            if move not in entries:
+                entries[move] = varint(move_code(move)) if packed else _field(0x62, move_bytes(move))
+        joined = b"".join(map(entries.__getitem__, moves))
+    return _field(0x32, joined) if packed else joined
 
 
 # -- events and observations ------------------------------------------------------------------
@@ -152,7 +153,9 @@ class _Memo(dict[object, bytes]):
         return value
 
 
-_EVENTS, _PILES, _STOCKS = _Memo(), _Memo(), _Memo()
+_EVENTS, _PILES, _CENTRES, _STOCKS = _Memo(), _Memo(), _Memo(), _Memo()
+_EVENT_FIELDS: dict[int, _Memo] = {0x12: _Memo(), 0x5A: _Memo()}
+"""Each event as a whole field of an EventBatch (2) or an Observation (11)."""
 
 
 def event_bytes(event: Event) -> bytes:
@@ -161,45 +164,89 @@ def event_bytes(event: Event) -> bytes:
     return cached if cached is not None else _EVENTS.put(event, _event_bytes(event))
 
 
-def events_bytes(key: int, events: Iterable[Event]) -> bytes:
-    """The events as repeated ``Event`` fields numbered by ``key``."""
-    return b"".join([_field(key, event_bytes(e)) for e in events])
+def events_bytes(key: int, events: Sequence[Event]) -> bytes:
+    """The events as repeated ``Event`` fields numbered by ``key`` (0x12 or 0x5A)."""
+    fields = _EVENT_FIELDS[key]
+    try:
+        return b"".join(map(fields.__getitem__, events))
+    except KeyError:
+        return b"".join([fields.get(e) or fields.put(e, _field(key, event_bytes(e))) for e in events])
+
+
+_LAST: dict[int, tuple[object, bytes]] = {}
+"""The parts written last, by the identity of the value they were written from: the engine
+keeps a stock or discard view object between decisions until a move changes it, and an
+identity check costs less than hashing nested tuples. Holding the object keeps its id from
+being reused while the entry lives; emptied with the memos' limit."""
 
 
 def _seat_piles(piles: tuple[tuple[int, ...], ...]) -> bytes:
     """A ``SeatPiles`` field (7) of an observation."""
+    last = _LAST.get(id(piles))
+    if last is not None and last[0] is piles:
+        return last[1]
     cached = _PILES.get(piles)
     if cached is None:
         cached = _PILES.put(piles, _field(0x3A, b"".join([_field(0x0A, _packed(0x0A, pile)) for pile in piles])))
+    _remember(piles, cached)
     return cached
 
 
 def _centre(piles: tuple[tuple[int, ...], ...]) -> bytes:
     """The centre piles: one ``Pile`` field (8) each."""
-    key = ("centre", piles)
-    cached = _PILES.get(key)
+    cached = _CENTRES.get(piles)
     if cached is None:
-        cached = _PILES.put(key, b"".join([_field(0x42, _packed(0x0A, pile)) for pile in piles]))
+        cached = _CENTRES.put(piles, b"".join([_field(0x42, _packed(0x0A, pile)) for pile in piles]))
     return cached
 
 
 def _stocks(stocks: tuple[tuple[int, tuple[int, ...]], ...]) -> bytes:
     """The stocks: one ``StockView`` field (6) each."""
+    last = _LAST.get(id(stocks))
+    if last is not None and last[0] is stocks:
+        return last[1]
     cached = _STOCKS.get(stocks)
     if cached is None:
         cached = _STOCKS.put(stocks, b"".join([_field(0x32, _uint(0x08, count) + _packed(0x12, visible))
                                                for count, visible in stocks]))
+    _remember(stocks, cached)
     return cached
+
+
+def _remember(value: object, written: bytes) -> None:
+    if len(_LAST) >= _Memo.LIMIT:
+        _LAST.clear()
+    _LAST[id(value)] = (value, written)
+
+
+class _Fields(dict):  # type: ignore[type-arg]
+    """One field's bytes by its value, written on a miss by ``write(key, value)``: observations
+    repeat their turns, counts, hands and clocks from one decision to the next, and a dict
+    lookup costs a fraction of writing the field. At most ``LIMIT`` values are kept."""
+
+    LIMIT = 4096
+
+    def __init__(self, key: int, write: "Callable[[int, Any], bytes]") -> None:
+        super().__init__()
+        self.key, self.write = key, write
+
+    def __missing__(self, value: Any) -> bytes:
+        written = self.write(self.key, value)
+        if len(self) < self.LIMIT:
+            self[value] = written
+        return written
+
+
+_SEAT, _TURN, _TO_MOVE, _DRAW_PILE, _SET_ASIDE = (_Fields(key, _uint) for key in (0x08, 0x10, 0x18, 0x48, 0x50))
+_HAND, _HAND_SIZES = _Fields(0x22, _packed), _Fields(0x2A, _packed)
+_GAME, _DEADLINE, _BANK = _Fields(0x10, _uint), _Fields(0x20, _uint), _Fields(0x28, _uint)
 
 
 def observation_bytes(view: Observation, *, legal_moves: bool = True) -> bytes:
     """An ``Observation`` message's bytes (without its legal moves: ``legal_moves`` False)."""
-    parts = [b"\x08" + varint(view.seat) if view.seat else b"", _uint(0x10, view.turn), _uint(0x18, view.to_move),
-             _packed(0x22, view.hand), _packed(0x2A, view.hand_sizes), _stocks(view.stocks)]
-    parts += [_seat_piles(piles) for piles in view.discard_piles]
-    parts.append(_centre(view.centre_piles))
-    parts.append(_uint(0x48, view.draw_pile_count))
-    parts.append(_uint(0x50, view.set_aside_count))
+    parts = [_SEAT[view.seat], _TURN[view.turn], _TO_MOVE[view.to_move], _HAND[view.hand],
+             _HAND_SIZES[view.hand_sizes], _stocks(view.stocks), *map(_seat_piles, view.discard_piles),
+             _centre(view.centre_piles), _DRAW_PILE[view.draw_pile_count], _SET_ASIDE[view.set_aside_count]]
     if view.events:
         parts.append(events_bytes(0x5A, view.events))
     if view.legal_moves and legal_moves:
@@ -212,13 +259,14 @@ def observation_bytes(view: Observation, *, legal_moves: bool = True) -> bytes:
 def decision_message(decision_id: int, game_number: int, view: Observation, deadline_ms: int, bank_ms: int,
                      *, packed_moves: bool = False) -> bytes:
     """A ``RefereeMessage`` holding a ``DecisionRequest`` (field 4); with ``packed_moves`` (the
-    compact session) the legal moves go in its ``packed_legal_moves``, not the observation."""
-    body = (_uint(0x08, decision_id) + _uint(0x10, game_number)
-            + _field(0x1A, observation_bytes(view, legal_moves=not packed_moves))
-            + _uint(0x20, deadline_ms) + _uint(0x28, bank_ms))
+    compact session) the legal moves go in its ``packed_legal_moves``, not the observation.
+    The parts are joined once: no part is copied into a bigger one."""
+    observation = observation_bytes(view, legal_moves=not packed_moves)
+    parts = [_uint(0x08, decision_id), _GAME[game_number], b"\x1a", varint(len(observation)), observation,
+             _DEADLINE[deadline_ms], _BANK[bank_ms]]
     if packed_moves and view.legal_moves:
-        body += _legal_moves(view.legal_moves, True)
-    return _field(0x22, body)
+        parts.append(_legal_moves(view.legal_moves, True))
+    return b"".join([b"\x22", varint(sum(map(len, parts))), *parts])
 
 
 def event_batch_message(game_number: int, events: Sequence[Event]) -> bytes:
