@@ -68,12 +68,39 @@ def _uint(key: int, value: int) -> bytes:
     return bytes((key, value)) if 0 < value < 128 else bytes((key,)) + varint(value)
 
 
+class _Memo(dict):  # type: ignore[type-arg]
+    """A field's bytes by its value, written on a miss by ``write(key, value)``: from one
+    decision to the next most turns, counts, hands, piles, stocks and events are the same, and
+    a dict lookup costs a fraction of writing them. Emptied when it holds ``LIMIT`` values, so
+    a long-running referee's memory stays bounded."""
+
+    LIMIT = 20_000
+
+    def __init__(self, key: int, write: "Callable[[int, Any], bytes]") -> None:
+        super().__init__()
+        self.key, self.write = key, write
+
+    def __missing__(self, value: Any) -> bytes:
+        written = self.write(self.key, value)
+        if len(self) >= self.LIMIT:
+            self.clear()
+        self[value] = written
+        return written
+
+
+def _pile(key: int, pile: tuple[int, ...]) -> bytes:
+    """A ``Pile`` message (its cards, packed) as field ``key``."""
+    return _field(key, _packed(0x0A, pile))
+
+
+_CENTRE_PILE, _SEAT_PILE = _Memo(0x42, _pile), _Memo(0x0A, _pile)
+"""Each pile's field by its cards: a move changes one or two piles, the others are looked up."""
+
+
 # -- moves ------------------------------------------------------------------------------------
 
 _MOVE_BYTES: dict[Move, bytes] = {}
 _MOVE_CODES: dict[Move, int] = {}
-_PACKED_ENTRIES: dict[Move, bytes] = {}
-_LISTED_ENTRIES: dict[Move, bytes] = {}
 
 
 def move_bytes(move: Move) -> bytes:
@@ -107,18 +134,16 @@ def move_codes(moves: Iterable[Move]) -> list[int]:
     return [codes.get(m) or move_code(m) for m in moves]
 
 
+_PACKED_MOVE = _Memo(0, lambda _, move: varint(move_code(move)))
+_LISTED_MOVE = _Memo(0x62, lambda key, move: _field(key, move_bytes(move)))
+
+
 def _legal_moves(moves: Sequence[Move], packed: bool) -> bytes:
     """The legal moves as an Observation's repeated ``Move`` fields (12), or packed in one
     field (a DecisionRequest's 6)."""
-    entries = _PACKED_ENTRIES if packed else _LISTED_ENTRIES
-    try:
-        joined = b"".join(map(entries.__getitem__, moves))  # every move seen before: one C loop
-    except KeyError:
-        for move in moves:
-            if move not in entries:
-                entries[move] = varint(move_code(move)) if packed else _field(0x62, move_bytes(move))
-        joined = b"".join(map(entries.__getitem__, moves))
-    return _field(0x32, joined) if packed else joined
+    if packed:
+        return _field(0x32, b"".join(map(_PACKED_MOVE.__getitem__, moves)))
+    return b"".join(map(_LISTED_MOVE.__getitem__, moves))
 
 
 # -- events and observations ------------------------------------------------------------------
@@ -139,38 +164,22 @@ def _event_bytes(event: Event) -> bytes:
     return out
 
 
-class _Memo(dict[object, bytes]):
-    """Encoded parts by value: from one decision to the next most piles, stocks and events
-    are the same, and looking a tuple up costs less than writing it. Emptied when full, so a
-    long-running referee's memory stays bounded."""
-
-    LIMIT = 20_000
-
-    def put(self, key: object, value: bytes) -> bytes:
-        if len(self) >= self.LIMIT:
-            self.clear()
-        self[key] = value
-        return value
-
-
-_EVENTS, _PILES, _CENTRES, _STOCKS = _Memo(), _Memo(), _Memo(), _Memo()
-_EVENT_FIELDS: dict[int, _Memo] = {0x12: _Memo(), 0x5A: _Memo()}
+_EVENT = _Memo(0, lambda _, event: _event_bytes(event))
+_STOCKS = _Memo(0x32, lambda key, stocks: b"".join([_field(key, _uint(0x08, count) + _packed(0x12, visible))
+                                                    for count, visible in stocks]))
+"""The stocks: one ``StockView`` field (6) each."""
+_EVENT_FIELDS = {key: _Memo(key, lambda key, event: _field(key, _EVENT[event])) for key in (0x12, 0x5A)}
 """Each event as a whole field of an EventBatch (2) or an Observation (11)."""
 
 
 def event_bytes(event: Event) -> bytes:
     """An ``Event`` message's bytes (its seat and pile are int32: -1 takes ten bytes)."""
-    cached = _EVENTS.get(event)
-    return cached if cached is not None else _EVENTS.put(event, _event_bytes(event))
+    return _EVENT[event]
 
 
 def events_bytes(key: int, events: Sequence[Event]) -> bytes:
     """The events as repeated ``Event`` fields numbered by ``key`` (0x12 or 0x5A)."""
-    fields = _EVENT_FIELDS[key]
-    try:
-        return b"".join(map(fields.__getitem__, events))
-    except KeyError:
-        return b"".join([fields.get(e) or fields.put(e, _field(key, event_bytes(e))) for e in events])
+    return b"".join(map(_EVENT_FIELDS[key].__getitem__, events))
 
 
 _LAST: dict[int, tuple[object, bytes]] = {}
@@ -185,19 +194,14 @@ def _seat_piles(piles: tuple[tuple[int, ...], ...]) -> bytes:
     last = _LAST.get(id(piles))
     if last is not None and last[0] is piles:
         return last[1]
-    cached = _PILES.get(piles)
-    if cached is None:
-        cached = _PILES.put(piles, _field(0x3A, b"".join([_field(0x0A, _packed(0x0A, pile)) for pile in piles])))
-    _remember(piles, cached)
-    return cached
+    written = _field(0x3A, b"".join(map(_SEAT_PILE.__getitem__, piles)))
+    _remember(piles, written)
+    return written
 
 
 def _centre(piles: tuple[tuple[int, ...], ...]) -> bytes:
     """The centre piles: one ``Pile`` field (8) each."""
-    cached = _CENTRES.get(piles)
-    if cached is None:
-        cached = _CENTRES.put(piles, b"".join([_field(0x42, _packed(0x0A, pile)) for pile in piles]))
-    return cached
+    return b"".join(map(_CENTRE_PILE.__getitem__, piles))
 
 
 def _stocks(stocks: tuple[tuple[int, tuple[int, ...]], ...]) -> bytes:
@@ -205,12 +209,9 @@ def _stocks(stocks: tuple[tuple[int, tuple[int, ...]], ...]) -> bytes:
     last = _LAST.get(id(stocks))
     if last is not None and last[0] is stocks:
         return last[1]
-    cached = _STOCKS.get(stocks)
-    if cached is None:
-        cached = _STOCKS.put(stocks, b"".join([_field(0x32, _uint(0x08, count) + _packed(0x12, visible))
-                                               for count, visible in stocks]))
-    _remember(stocks, cached)
-    return cached
+    written = _STOCKS[stocks]
+    _remember(stocks, written)
+    return written
 
 
 def _remember(value: object, written: bytes) -> None:
@@ -219,27 +220,9 @@ def _remember(value: object, written: bytes) -> None:
     _LAST[id(value)] = (value, written)
 
 
-class _Fields(dict):  # type: ignore[type-arg]
-    """One field's bytes by its value, written on a miss by ``write(key, value)``: observations
-    repeat their turns, counts, hands and clocks from one decision to the next, and a dict
-    lookup costs a fraction of writing the field. At most ``LIMIT`` values are kept."""
-
-    LIMIT = 4096
-
-    def __init__(self, key: int, write: "Callable[[int, Any], bytes]") -> None:
-        super().__init__()
-        self.key, self.write = key, write
-
-    def __missing__(self, value: Any) -> bytes:
-        written = self.write(self.key, value)
-        if len(self) < self.LIMIT:
-            self[value] = written
-        return written
-
-
-_SEAT, _TURN, _TO_MOVE, _DRAW_PILE, _SET_ASIDE = (_Fields(key, _uint) for key in (0x08, 0x10, 0x18, 0x48, 0x50))
-_HAND, _HAND_SIZES = _Fields(0x22, _packed), _Fields(0x2A, _packed)
-_GAME, _DEADLINE, _BANK = _Fields(0x10, _uint), _Fields(0x20, _uint), _Fields(0x28, _uint)
+_SEAT, _TURN, _TO_MOVE, _DRAW_PILE, _SET_ASIDE = (_Memo(key, _uint) for key in (0x08, 0x10, 0x18, 0x48, 0x50))
+_HAND, _HAND_SIZES = _Memo(0x22, _packed), _Memo(0x2A, _packed)
+_GAME, _DEADLINE, _BANK = _Memo(0x10, _uint), _Memo(0x20, _uint), _Memo(0x28, _uint)
 
 
 def observation_bytes(view: Observation, *, legal_moves: bool = True) -> bytes:
