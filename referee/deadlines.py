@@ -134,7 +134,7 @@ class WaitTimer:
     _shared: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, WaitTimer]" = weakref.WeakKeyDictionary()
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
+        self.loop = loop
         self._waits: dict[asyncio.Future[None], float] = {}
         self._handle: asyncio.TimerHandle | None = None
         self._at = math.inf
@@ -164,7 +164,7 @@ class WaitTimer:
         if self._handle is not None:
             self._handle.cancel()
         self._at = deadline
-        self._handle = self._loop.call_at(self._loop.time() + (deadline - time.monotonic()), self._fire)
+        self._handle = self.loop.call_at(self.loop.time() + (deadline - time.monotonic()), self._fire)
 
     def _fire(self) -> None:
         self._handle, self._at = None, math.inf

@@ -404,7 +404,7 @@ class Match(SeatRoster):
             try:
                 if applied:
                     state.apply_checked(move, seat.index)
-                elif move in legal:  # the first move: the decision's own list, already built
+                elif choice == "move_index" or move in legal:  # the first move: from the decision's own list
                     state.apply(move)
                 else:
                     raise IllegalMoveError(state.why_illegal(move))
@@ -415,7 +415,7 @@ class Match(SeatRoster):
                 return (Fault.ILLEGAL_MOVE, f"illegal move: {error}")
             move_meta[start] = {"us": elapsed_us if not applied else 0, "debug": debug if not applied else ""}
             applied.append(move)
-            if state.news_for(seat.index, start):
+            if len(moves) > 1 and state.news_for(seat.index, start):
                 break
         dropped = len(moves) - len(applied)
         if dropped or not seat.compact:  # a compact seat hears of an accepted action only when a plan was cut

@@ -106,6 +106,7 @@ class Seat:
         """Why the seat's last connection ended before the match started (it may reconnect)."""
         self.compact = False
         """The bot asked for the compact session in its Hello (docs/protocol.md)."""
+        self._timer: WaitTimer | None = None
 
     def pause(self) -> None:
         if self.process is not None and not self.paused:
@@ -144,8 +145,11 @@ class Seat:
             return None
         if self._inbox:
             return self._inbox.popleft()
-        waiter = self._waiter = asyncio.get_running_loop().create_future()
-        timer = WaitTimer.shared()
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        timer = self._timer
+        if timer is None or timer.loop is not loop:
+            timer = self._timer = WaitTimer.shared()
         timer.add(waiter, deadline)
         try:
             await waiter
