@@ -23,6 +23,7 @@ bottom to top).
 from __future__ import annotations
 
 import random
+from typing import Callable, Sequence
 
 import pytest
 
@@ -72,7 +73,7 @@ def frozen_with_an_empty_hand() -> GameState:
 
 @pytest.mark.parametrize("name", STRONG)
 @pytest.mark.parametrize("frozen", [frozen_behind_discard_tops, frozen_with_an_empty_hand])
-def test_with_nothing_to_draw_a_strong_bot_plays_rather_than_pass(name: str, frozen) -> None:  # type: ignore[no-untyped-def]
+def test_with_nothing_to_draw_a_strong_bot_plays_rather_than_pass(name: str, frozen: Callable[[], GameState]) -> None:
     state = frozen()
     seat = state.to_move
     view = observe(state, seat)
@@ -88,7 +89,7 @@ def test_with_cards_left_to_draw_the_tactician_may_still_hold_back() -> None:
     assert [m.kind for m in agent("tactician")(view, random.Random(0))] == [PASS]
 
 
-def demo_matches_against_random() -> list[object]:
+def demo_matches_against_random() -> Sequence[object]:
     """Every match of the demo league's schedule between a strong bot and random, as
     (label, the game's seed, the bots by seat, the bots' seed), named by its label."""
     config = load_tournament(DEMO)
