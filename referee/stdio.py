@@ -188,7 +188,8 @@ class ProtobufFrames:
 
     def decode(self, raw: bytes) -> rpb.BotMessage:
         try:
-            return rpb.BotMessage.FromString(raw)
+            message: rpb.BotMessage = rpb.BotMessage.FromString(raw)
+            return message
         except DecodeError as error:
             raise ValueError(f"not a BotMessage in protobuf wire format ({error}): {raw[:24].hex()}") from None
 
