@@ -273,3 +273,19 @@ def test_a_frame_of_exactly_the_cap_is_a_message(tmp_path: Path) -> None:
     local = run_match([frames("at-cap"), good()], log_dir=tmp_path)
     assert local.match.results[0].outcome.ending.by_rules, local.match.results[0].outcome
     assert local.match.seats[0].report.faults == []
+
+
+def test_the_sdk_on_pipes_says_hello_without_a_token_and_reports_a_refusal_in_one_line() -> None:
+    """The SDK alone, its pipes driven by hand: its first frame is a Hello (no token: none was
+    given), and a Refusal frame ends it with one line and status 1."""
+    refusal = rpb.RefereeMessage(refusal=rpb.Refusal(code="UNAUTHENTICATED", message="unknown or expired seat token"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SPITE_")}
+    done = subprocess.run([sys.executable, str(REPO / "sample_bots" / "greedy" / "bot.py")], input=framed(refusal),
+                          env={**env, "SPITE_STDIO": "protobuf"}, capture_output=True, timeout=60)
+    assert done.returncode == 1, done
+    size, body = done.stdout[0], done.stdout[1:]
+    assert size == len(body) and rpb.BotMessage.FromString(body).hello.name == "greedy"
+    assert rpb.BotMessage.FromString(body).hello.token == ""
+    assert done.stderr.decode().strip().splitlines() == [
+        "greedy: the referee refused the seat token (check SPITE_TOKEN / SPITE_TOKEN_FILE) "
+        "(UNAUTHENTICATED: unknown or expired seat token)"]
