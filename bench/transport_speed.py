@@ -24,7 +24,9 @@ thread, gRPC's included) at its first GameStart and at MatchOver and prints it t
 the column is both seats' CPU over both seats' decisions. It is the bot side of the wire:
 reading and writing the stream, decoding each observation, the SDK's bookkeeping and the
 greedy policy, start-up left out. ``--profile DIR`` also runs each bot under cProfile and
-leaves its log, with the profile sorted by own time, in DIR.
+leaves its log, with the profile sorted by own time, in DIR. The row "on grpc.aio" plays (b)
+with ``Bot.run()`` on the event loop (as on a grpcio without the blocking stream,
+``spite_sdk.stream``) instead of its default blocking stream.
 """
 
 from __future__ import annotations
@@ -52,6 +54,10 @@ def run_as_bot(script: str) -> None:
 
     from spite_sdk import Bot
 
+    if os.environ.get("SPITE_BENCH_STREAM") == "aio":  # Bot.run() as where grpcio has no blocking stream
+        from spite_sdk import stream
+
+        stream.supported = lambda channel: False  # type: ignore[assignment]
     marks: dict[str, float] = {}
     profiler = None
     if os.environ.get("SPITE_BENCH_PROFILE") == "1":
@@ -119,14 +125,19 @@ def in_process(config: MatchConfig) -> dict[str, Any]:
         endings.append(state.outcome.ending.value)
     elapsed = time.perf_counter() - started
     return {"variant": "in process", "decisions": decisions, "moves": decisions, "seconds": elapsed,
-            "decisions_per_s": decisions / elapsed, "p50_us": None, "p99_us": None, "endings": endings, "bot_cpu_us": None,
+            "decisions_per_s": decisions / elapsed, "p50_us": None, "p99_us": None, "endings": endings,
+            "bot_cpu_us": None,
             "outcomes": [o.to_dict() for o in play_match(config, ["greedy"] * config.rules.players)]}
 
 
-def measured(bot: BotManifest, profile: bool) -> BotManifest:
+def measured(bot: BotManifest, profile: bool, aio: bool = False) -> BotManifest:
     """``bot`` (a Python SDK bot: ``python bot.py``) run under ``--as-bot``, which logs its CPU time."""
     python, script = bot.command
-    env = {**bot.env, **({"SPITE_BENCH_PROFILE": "1"} if profile else {})}
+    env = dict(bot.env)
+    if profile:
+        env["SPITE_BENCH_PROFILE"] = "1"
+    if aio:
+        env["SPITE_BENCH_STREAM"] = "aio"
     return BotManifest(name=bot.name, command=(python, str(Path(__file__).resolve()), "--as-bot",
                                                str((bot.workdir / script).resolve())),
                        workdir=bot.workdir, language=bot.language, env=env)
@@ -195,6 +206,8 @@ def main() -> int:
                       profile_dir=args.profile),
             over_wire("gRPC, Python SDK, plans", config, [measured(plan, profile)] * rules.players,
                       profile_dir=args.profile),
+            over_wire("gRPC, Python SDK on grpc.aio, one move", config,
+                      [measured(greedy, profile, aio=True)] * rules.players, profile_dir=args.profile),
             over_wire("stdio, Python, JSON lines", config, [stdio] * rules.players)]
     for spec in args.bot:
         label, _, path = spec.partition("=")

@@ -1,10 +1,9 @@
 """One ``Play`` stream's bookkeeping, apart from how its bytes travel.
 
 :class:`Session` turns each message the referee sends (its wire bytes) into the bot's hooks
-and returns the bytes to answer with, if any; :meth:`Bot.play` drives it over ``grpc.aio``
-with bytes both ways. A decision is read by :func:`spite_wire.decoding.decision_from_bytes`
-(protobuf's parser where the bytes are not as the referee writes them) and the usual answers
-are written by :func:`action_bytes`: per decision, no protobuf message is built either way.
+and returns the bytes to answer with, if any. :meth:`Bot.run` drives it on one thread over a
+blocking stream (:mod:`spite_sdk.stream`), :meth:`Bot.play` on an event loop over
+``grpc.aio``: the same session either way, so a bot sees the same hooks in the same order.
 """
 
 from __future__ import annotations
