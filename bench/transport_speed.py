@@ -55,9 +55,12 @@ def run_as_bot(script: str) -> None:
     from spite_sdk import Bot
 
     if os.environ.get("SPITE_BENCH_STREAM") == "aio":  # Bot.run() as where grpcio has no blocking stream
-        from spite_sdk import stream
-
-        stream.supported = lambda channel: False  # type: ignore[assignment]
+        try:
+            from spite_sdk import stream
+        except ImportError:  # an SDK from before the blocking stream: grpc.aio is all it has
+            pass
+        else:
+            stream.supported = lambda channel: False  # type: ignore[assignment]
     marks: dict[str, float] = {}
     profiler = None
     if os.environ.get("SPITE_BENCH_PROFILE") == "1":
