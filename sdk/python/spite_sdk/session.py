@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Final, Sequence
+from typing import Any, ClassVar, Final, Protocol, Sequence
 
 import grpc
 
@@ -20,15 +20,45 @@ from spite_wire.decoding import NotCanonical, decision_from_bytes
 from .connection import MAX_NAME_BYTES, PROTOCOL_VERSION, STATUS_MEANINGS, RefereeError, cut_utf8, logger
 from .convert import (action_result_from_proto, action_to_proto, event_from_proto, match_result_from_proto,
                       observation_from_proto, outcome_from_proto, welcome_from_proto)
-from .types import Decision, DecisionContext, MatchResult, Move, Observation, RuleSet
+from .types import (ActionResult, Decision, DecisionContext, Event, MatchResult, Move, Observation, Outcome, RuleSet,
+                    Welcome)
 
-if TYPE_CHECKING:
-    from .bot import Bot
-
-__all__ = ["Session", "action_bytes"]
+__all__ = ["Player", "Session", "action_bytes"]
 
 _DECISION: Final = 0x22
 """The first byte of a RefereeMessage holding a DecisionRequest (field 4, length-delimited)."""
+
+
+class Player(Protocol):
+    """What a session reads and sets on its bot (:class:`spite_sdk.Bot`), and the hooks it calls."""
+
+    compact: ClassVar[bool]
+    warm: ClassVar[bool]
+    version: ClassVar[str]
+    welcome: Welcome | None
+    decision: DecisionContext | None
+    game_number: int
+    playing_warm: bool
+    playing_compact: bool
+    _rng_key: tuple[str, int] | None
+    _match_seed: int | None
+
+    @property
+    def display_name(self) -> str: ...
+
+    def decide(self, observation: Observation) -> Move | list[Move] | int | Decision: ...
+
+    def on_welcome(self, welcome: Welcome) -> None: ...
+
+    def on_game_start(self, game_number: int, observation: Observation) -> None: ...
+
+    def on_events(self, events: tuple[Event, ...]) -> None: ...
+
+    def on_result(self, result: ActionResult) -> None: ...
+
+    def on_game_over(self, game_number: int, outcome: Outcome) -> None: ...
+
+    def on_match_over(self, result: MatchResult) -> None: ...
 
 
 class Session:
@@ -37,7 +67,7 @@ class Session:
     ends the match for good, ``over`` holds its result and the caller half-closes the stream.
     """
 
-    def __init__(self, bot: Bot) -> None:
+    def __init__(self, bot: Player) -> None:
         self.bot = bot
         self.rules: RuleSet | None = None
         self.played: MatchResult | None = None
