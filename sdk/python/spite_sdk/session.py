@@ -90,7 +90,7 @@ class Session:
     def receive(self, data: bytes) -> bytes | None:
         """Handle one message from the referee; the answer's bytes (an Action) or None."""
         received = time.monotonic()
-        if data[:1] == b"\x22" and self.rules is not None:
+        if data and data[0] == _DECISION and self.rules is not None:
             try:
                 decision_id, game_number, deadline_ms, bank_ms, observation = decision_from_bytes(data, self.rules)
             except NotCanonical:  # not as the referee writes it: protobuf's own parser, below

@@ -3,9 +3,10 @@ thread: what :meth:`Bot.run` plays on.
 
 Per decision a bot reads one message and writes one. Through ``grpc.aio`` each of those is a
 coroutine handed to gRPC's poller thread and back to the event loop; through the synchronous
-stub a request iterator is drained by a thread of its own. Either way a round trip costs the
-bot about 100-150 µs of CPU before it decodes anything (``bench/transport_speed.py``, bot CPU
-per decision; ``docs/performance.md``, "The Python SDK's side"). gRPC's own single-threaded
+stub a request iterator is drained by a thread of its own. Against ``bench/echo.py``'s bare
+gRPC server a client spends 100-150 µs of CPU per round trip the first way, 76-129 the second,
+before it decodes anything (``docs/performance.md``, "The Python SDK's side of a decision";
+``bench/transport_speed.py`` measures a bot's CPU per decision). gRPC's own single-threaded
 unary-stream calls (``grpc.experimental.ChannelOptions.SingleThreadedUnaryStream``) show the
 way: a *segregated* call owns a completion queue that the calling thread polls itself. Here
 each answer and the read of the next message go to gRPC as one batch, and the thread waits
