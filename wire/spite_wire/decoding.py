@@ -2,16 +2,16 @@
 
 :func:`~spite_wire.observation_from_proto` reads a parsed message field by field, and with
 protobuf's upb runtime each field read builds a Python object (a container per repeated
-field, a message per pile, stock and event): about 20 µs per decision, as much as the bot's
-gRPC read and write. The referee writes every decision the same way (``spite_wire.encoding``:
+field, a message per pile, stock and event): about 20 µs per decision, most of what the SDK
+itself spends on one. The referee writes every decision the same way (``spite_wire.encoding``:
 field-number order, packed cards, zero values left out), so this module walks those bytes
 once and builds the engine's values from them directly: a hand or a pile is
 ``tuple(bytes)`` (cards are one byte each), the legal moves and the events are looked up by
 their bytes (they repeat from one decision to the next), and so are a seat's discard piles
 and the stocks, which most decisions leave as they were.
 
-Anything else (fields out of order or repeated, unknown fields, a card over 127, a
-negative int32) raises :class:`NotCanonical`, and the caller parses the message with
+Anything else (fields out of order or repeated, unknown fields, a card over 127, a number
+out of its field's range) raises :class:`NotCanonical`, and the caller parses the message with
 protobuf instead: this module only takes the shortcut where it gives exactly what that
 parser and :func:`~spite_wire.observation_from_proto` give (``tests/wire/test_decoding.py``
 checks that over random positions of every rule set, and the fallback on altered bytes).
@@ -20,7 +20,7 @@ checks that over random positions of every rule set, and the fallback on altered
 from __future__ import annotations
 
 import re
-from typing import Callable, Final, TypeVar
+from typing import Final, TypeVar
 
 from spite.v1 import game_pb2 as pb
 
@@ -179,11 +179,6 @@ def _listed_move(data: bytes) -> Move:
     from . import move_from_proto
 
     return _MOVE_FIELDS.put(data, move_from_proto(pb.Move.FromString(data)))
-
-
-def _memo(memo: _Memo[T], key: bytes, make: Callable[[bytes], T]) -> T:
-    value = memo.get(key)
-    return value if value is not None else memo.put(key, make(key))
 
 
 def observation_from_bytes(data: bytes, rules: RuleSet, legal_moves: tuple[Move, ...] = ()) -> Observation:
