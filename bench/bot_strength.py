@@ -19,8 +19,9 @@ its clock, so runs are reproducible; ``sampler-t`` is the sampler on the tactici
 
 For each pairing it prints the first bot's wins / draws / losses, its win rate with a
 Wilson 95% interval, how the deals went for it (``++`` both games won, ``+-`` one each,
-``--`` both lost, ``d`` a draw in either), the share of stalemates (and of other draws) and
-the CPU seconds spent. The deals of every pairing go to one pool of ``--jobs`` processes
+``--`` both lost, ``d`` a draw in either), the share of stalemates (and of other draws), the
+share of games stopped by the turn cap (whatever their result: adjudicated, such a game
+usually has a winner, so W/D/L alone do not show it) and the CPU seconds spent. The deals of every pairing go to one pool of ``--jobs`` processes
 (default 2: both cores), so pairings run side by side; ``--markdown`` repeats the rows as a
 table for docs/bots.md.
 
@@ -150,11 +151,11 @@ DEAL_SPLIT = ("both won", "split", "both lost", "with a draw")
 def run_deals(job: tuple[str, str, str, list[int], int, int, dict[str, float]]) -> list[float]:
     """Play ``deals`` of ``a`` against ``b`` (seats swapped within each deal); returns, for
     ``a``: [wins, draws, losses, stalemates, other draws, deals both won, deals split one
-    win each, deals both lost, deals with a draw, CPU seconds]."""
+    win each, deals both lost, deals with a draw, CPU seconds, games stopped by the turn cap]."""
     spec, a, b, deals, samples, master, weights = job
     cpu = time.process_time()
     rules = parse_rules(spec)
-    tally = [0.0] * 10
+    tally = [0.0] * 11
     players = rules.players
     for deal in deals:
         seed = derive(master, f"bot-strength:{deal}")
@@ -165,6 +166,7 @@ def run_deals(job: tuple[str, str, str, list[int], int, int, dict[str, float]]) 
             agents = [make_agent(name, samples, weights) for name in names]
             outcome = play(rules, seed, agents, bot_seed=deal)
             a_seats = {s for s in range(players) if names[s] == a}
+            tally[10] += outcome.ending is Ending.TURN_CAP
             if not outcome.winners:
                 tally[1] += 1
                 tally[3 if outcome.ending is Ending.STALEMATE else 4] += 1
@@ -189,8 +191,8 @@ def run_referee_deals(spec: str, a: str, b: str, deals: int, master: int, decisi
     started from their bot.toml, under a time control: a block of ``per_match`` deals is a
     match of ``a`` against ``b`` and one of ``b`` against ``a`` on the same seed, run side
     by side (game k of both is dealt alike, and the other seat moves first). Returns the
-    same tally as :func:`run_deals`, plus the timeouts of ``a`` and of ``b`` (elements 10 and
-    11); the last element (9) is wall seconds, not CPU."""
+    same tally as :func:`run_deals` (the turn caps as element 12), plus the timeouts of ``a``
+    and of ``b`` (elements 10 and 11); element 9 is wall seconds, not CPU."""
     import asyncio
     import dataclasses
 
@@ -205,7 +207,7 @@ def run_referee_deals(spec: str, a: str, b: str, deals: int, master: int, decisi
     for name, extra in env.items():
         manifests[name] = dataclasses.replace(manifests[name], env={**manifests[name].env, **extra})
     control = TimeControl(decision_ms=decision_ms, bank_ms=bank_ms, connect_ms=20_000)
-    tally = [0.0] * 12
+    tally = [0.0] * 13
     started = time.perf_counter()
 
     async def block(number: int, games: int) -> None:
@@ -224,6 +226,7 @@ def run_referee_deals(spec: str, a: str, b: str, deals: int, master: int, decisi
             for game in summary["games"]:
                 outcome = game["outcome"]
                 winners = outcome["winners"]
+                tally[12] += outcome["ending"] == Ending.TURN_CAP.value
                 if not winners:
                     tally[1] += 1
                     tally[3 if outcome["ending"] == Ending.STALEMATE.value else 4] += 1
@@ -312,14 +315,15 @@ def main() -> None:
             low, high = wilson(w, games)
             split = " / ".join(str(int(x)) for x in total[5:9])
             print(f"| {a} | {b} | {games:,} | {w:,} | {d:,} | {l:,} | **{w / games:.1%}** | [{low:.1%}, {high:.1%}] | "
-                  f"{split} | {total[3] / games:.1%} | timeouts {int(total[10])} / {int(total[11])} | "
+                  f"{split} | {total[3] / games:.1%} | turn cap {total[12] / games:.1%} | "
+                  f"timeouts {int(total[10])} / {int(total[11])} | "
                   f"{total[9]:.0f} s wall |", flush=True)
         return
     print(f"rules {args.rules}, {2 * deals} games per pairing (duplicate deals), seed {args.seed}, "
           f"sampler {args.samples} samples/decision, {args.jobs} jobs"
           + (f", tactician weights changed: {weights}" if weights else ""), flush=True)
     print(f"{'bot':>12} {'vs':>12} {'games':>6} {'W':>6} {'D':>5} {'L':>6} {'win %':>7} {'95% interval':>16} "
-          f"{'deals ++/+-/--/d':>20} {'stalemate':>9} {'other draw':>10} {'cpu s':>7}", flush=True)
+          f"{'deals ++/+-/--/d':>20} {'stalemate':>9} {'other draw':>10} {'turn cap':>8} {'cpu s':>7}", flush=True)
     # Every pairing's deals are cut into chunks, all dealt to one pool: both cores stay busy
     # across pairings, and a pairing's row is printed as soon as its last chunk is in.
     chunks_per_pair = max(1, args.jobs * 4) if args.jobs > 1 else 1
@@ -337,16 +341,18 @@ def main() -> None:
             if len(parts) < per_pair:
                 continue
             a, b = pairs[len(rows)]
-            total = [sum(p[i] for p in parts) for i in range(10)]
+            total = [sum(p[i] for p in parts) for i in range(11)]
             parts = []
             w, d, l, stale, other = (int(x) for x in total[:5])
             games = w + d + l
             low, high = wilson(w, games)
             split = "/".join(str(int(x)) for x in total[5:9])
-            rows.append((a, b, games, w, d, l, w / games, low, high, split, stale / games, other / games, total[9]))
+            capped = total[10] / games
+            rows.append((a, b, games, w, d, l, w / games, low, high, split, stale / games, other / games, capped,
+                         total[9]))
             print(f"{a:>12} {b:>12} {games:>6} {w:>6} {d:>5} {l:>6} {w / games:>7.1%} "
                   f"{f'[{low:.1%}, {high:.1%}]':>16} {split:>20} {stale / games:>9.1%} {other / games:>10.1%} "
-                  f"{total[9]:>7.0f}", flush=True)
+                  f"{capped:>8.1%} {total[9]:>7.0f}", flush=True)
     finally:
         if pool is not None:
             pool.close()
@@ -354,12 +360,13 @@ def main() -> None:
     print(f"wall {time.perf_counter() - started:.0f} s", flush=True)
     if args.markdown:
         print()
-        print("| bot | vs | games | W | D | L | win % | 95% interval | deals ++ / +- / -- / draw | stalemate | CPU s |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        print("| bot | vs | games | W | D | L | win % | 95% interval | deals ++ / +- / -- / draw | stalemate | "
+              "turn cap | CPU s |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for row in rows:
-            a, b, games, wins, draws, losses, rate, low, high, split, stale, _, cpu = row
+            a, b, games, wins, draws, losses, rate, low, high, split, stale, _, capped, cpu = row
             print(f"| {a} | {b} | {games:,} | {wins:,} | {draws:,} | {losses:,} | **{rate:.1%}** | "
-                  f"[{low:.1%}, {high:.1%}] | {split.replace('/', ' / ')} | {stale:.1%} | {cpu:.0f} |")
+                  f"[{low:.1%}, {high:.1%}] | {split.replace('/', ' / ')} | {stale:.1%} | {capped:.1%} | {cpu:.0f} |")
     sys.stdout.flush()
 
 

@@ -19,10 +19,15 @@ process's CPU time (``/proc/PID/stat``, user + system) and counts the decisions 
 * **memory**: the referee's resident set before the matches and with them all running
   (with ``--think`` > 0 they are mostly idle), per match.
 
-The limit, measured in the same run with the same client and the same number of streams:
-a **bare gRPC bidi echo** server (a generic handler, bytes in, bytes out, no parsing) that
-answers each Action with a ready-serialized DecisionRequest (a game's first). Its CPU per round trip
-is what any referee on this gRPC stack pays at least.
+The limits, measured in the same run with the same number of matches:
+
+* a **bare gRPC bidi echo** server (a generic handler, bytes in, bytes out, no parsing) that
+  answers each Action with a ready-serialized DecisionRequest (a game's first), with the same
+  client and streams. Its CPU per round trip is what any referee on this gRPC stack pays at least;
+* the **match loop without a wire**: the same ``Match`` objects, in this process, each seat's
+  channel a function that hands back an ``Action`` for ``move_index`` 0 as soon as it reads a
+  DecisionRequest's id. Its CPU per decision is the referee's own work: the rules engine, the
+  encoding, deadlines and asyncio, with no transport. Referee ≈ this + the echo.
 """
 
 from __future__ import annotations
@@ -238,6 +243,57 @@ async def run_echo(streams: int, think: float, warmup: float, seconds: float, ru
     return _figures("bare gRPC echo", streams, think, tally, figures)
 
 
+class _LoopChannel:
+    """A seat's channel with no wire: a DecisionRequest's id is read from its bytes, and the
+    Action answering it goes straight back into the match, as a reader task would put it."""
+
+    def __init__(self, match: Any, seat: Any, tally: Tally) -> None:
+        self.match, self.seat, self.tally = match, seat, tally
+
+    async def send(self, message: Any) -> None:
+        if isinstance(message, bytes):
+            if message[0] != 0x22:  # RefereeMessage.decision
+                return
+            decision = rpb.RefereeMessage.FromString(message).decision.decision_id
+        elif message.WhichOneof("body") == "decision":
+            decision = message.decision.decision_id
+        else:
+            return
+        self.tally.decisions += self.tally.measuring
+        answer = rpb.BotMessage(action=rpb.Action(decision_id=decision, move_index=0))
+        asyncio.get_running_loop().call_soon(self.match.receive, self.seat, self, answer)
+
+    def close(self) -> None:
+        pass
+
+
+async def run_loop(matches: int, warmup: float, seconds: float, rules: str) -> dict[str, Any]:
+    """The match loop without a wire (module docstring), in this process."""
+    from referee.deadlines import TimeControl
+    from referee.match import Match, MatchConfig
+    from spite_engine import parse_rules
+
+    tally = Tally()
+    config = dict(rules=parse_rules(rules), seat_names=["a", "b"], games=1000,
+                  time_control=TimeControl(decision_ms=2000, bank_ms=10_000, connect_ms=60_000))
+    tasks = []
+    for number in range(matches):
+        match = Match(f"loop{number}", MatchConfig(seed=number, **config))  # type: ignore[arg-type]
+        for seat in match.seats:
+            match.attach(seat, _LoopChannel(match, seat, tally), "load", "1", compact=True)
+        tasks.append(asyncio.create_task(match.run()))
+    await asyncio.sleep(warmup)
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    tally.measuring = True
+    await asyncio.sleep(seconds)
+    tally.measuring = False
+    figures = {"cpu_s": time.process_time() - cpu0, "wall_s": time.perf_counter() - t0}
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return _figures("match loop, no wire", matches, 0, tally, figures)
+
+
 def _figures(variant: str, streams: int, think: float, tally: Tally, figures: dict[str, float],
              rss_idle: int = 0, lost: int = 0) -> dict[str, Any]:
     decisions = max(1, tally.decisions)
@@ -271,6 +327,7 @@ def main() -> int:
                         help="each think time drawn from think x (1 +- jitter), 0..1 (default 0: every seat "
                              "takes exactly --think, so matches created together answer in waves)")
     parser.add_argument("--no-echo", action="store_true", help="skip the bare echo limit")
+    parser.add_argument("--no-loop", action="store_true", help="skip the match loop without a wire")
     parser.add_argument("--full", action="store_true",
                         help="also measure the session of a bot that does not ask for the compact one")
     parser.add_argument("--full-only", action="store_true",
@@ -291,6 +348,8 @@ def main() -> int:
                                             compact, args.jitter)))
         print(f"{rows[-1]['variant']}: {rows[-1]['decisions_per_s']:.0f} decisions/s, "
               f"{rows[-1]['cpu_us_per_decision']:.0f} µs CPU per decision", file=sys.stderr)
+    if not args.no_loop and not args.think:
+        rows.append(asyncio.run(run_loop(args.matches, min(warmup, 3.0), args.seconds, args.rules)))
     if not args.no_echo:
         rows.append(asyncio.run(run_echo(2 * args.matches if args.think else args.matches, args.think, warmup,
                                          args.seconds, args.rules)))
@@ -312,6 +371,8 @@ def main() -> int:
     if not args.no_echo:
         echo = rows[-1]
         for row in rows[:-1]:
+            if not row["variant"].startswith("referee"):
+                continue
             print(f"{row['variant']}: CPU per decision {row['cpu_us_per_decision'] / echo['cpu_us_per_decision']:.1f}x "
                   f"the bare echo's per round trip; {row['decisions_per_s'] / echo['decisions_per_s']:.0%} of its rate")
     return 0

@@ -1,6 +1,7 @@
 """Tournament throughput, end to end, against the in-process limit.
 
-    .venv/bin/python bench/tournament_speed.py [--rounds 3] [--parallel 1 2] [--reuse warm never] [--json]
+    .venv/bin/python bench/tournament_speed.py [--rounds 3] [--parallel 1 2] [--reuse warm never]
+                                               [--transport grpc stdio-protobuf] [--json]
 
 A fixed league (greedy, random and naive; standard rules; master seed 7; ``--rounds`` rounds
 of duplicate deals: 6 matches of one game per round) is run by the real tournament runner
@@ -10,7 +11,9 @@ seeds, same bot seeds) is played in process by ``tournaments/inprocess.py``: the
 and the bots' policies with no processes and no wire, the ceiling for these bots. The
 in-process outcomes are checked against the runner's, game by game. ``--reuse`` runs the league
 with warm bot processes (the default) and with one process per match (``never``), each
-``--parallel`` value with each.
+``--parallel`` value with each. ``--transport grpc stdio-protobuf`` plays the league also with
+temporary copies of the sample bots whose manifests say ``transport = "stdio"``,
+``stdio_format = "protobuf"``.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ import io
 import json
 import os
 import platform
+import resource
+import shutil
 import sys
 import tempfile
 import time
@@ -39,7 +44,7 @@ from tournaments.store import Store  # noqa: E402
 
 LEAGUE = """name = "bench"
 rules = "standard"
-bots = ["greedy", "random", "naive"]
+bots = {bots}
 seed = 7
 rounds = {rounds}
 reuse = "{reuse}"
@@ -56,11 +61,40 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def run_league(directory: Path, rounds: int, parallel: int, reuse: str = "warm") -> dict[str, Any]:
+TRANSPORTS = {"grpc": 'transport = "grpc"\n', "stdio-protobuf": 'transport = "stdio"\nstdio_format = "protobuf"\n'}
+
+
+def league_bots(directory: Path, transport: str) -> list[str]:
+    """The league's bots: the sample bots as they are for ``grpc``; otherwise temporary copies
+    of them whose manifests say ``transport`` (the sample bots' own manifests are left alone)."""
+    names = ["greedy", "random", "naive"]
+    if transport == "grpc":
+        return names
+    bots = []
+    for name in names:
+        folder = directory / transport / name
+        shutil.copytree(ROOT / "sample_bots" / name, folder, ignore=shutil.ignore_patterns("__pycache__"),
+                        dirs_exist_ok=True)
+        manifest = folder / "bot.toml"
+        lines = [line for line in manifest.read_text().splitlines() if not line.startswith("transport")]
+        manifest.write_text("\n".join(lines) + "\n" + TRANSPORTS[transport])
+        bots.append(str(manifest))
+    return bots
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (the workers, and below them the
+    bots): what a league costs whatever else the machine runs."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def run_league(directory: Path, rounds: int, parallel: int, reuse: str = "warm",
+               transport: str = "grpc") -> dict[str, Any]:
     path = directory / "bench.toml"
-    path.write_text(LEAGUE.format(rounds=rounds, reuse=reuse))
+    path.write_text(LEAGUE.format(rounds=rounds, reuse=reuse, bots=json.dumps(league_bots(directory, transport))))
     config = load_tournament(path)
-    db = directory / f"bench-{parallel}-{reuse}.db"
+    db = directory / f"bench-{parallel}-{reuse}-{transport}.db"
     started = time.perf_counter()
     outcome = run_tournament(config, RunOptions(db=db, parallel=parallel), out=io.StringIO())
     elapsed = time.perf_counter() - started
@@ -68,7 +102,7 @@ def run_league(directory: Path, rounds: int, parallel: int, reuse: str = "warm")
         finished = store.finished(outcome.tournament_id)
     games = sum(len(m.games) for m in finished)
     outcomes = {m.ordinal: [(g["ending"], g["winners"]) for g in m.games] for m in finished}
-    return {"parallel": parallel, "reuse": reuse, "matches": outcome.done, "games": games, "seconds": round(elapsed, 2),
+    return {"parallel": parallel, "reuse": reuse, "transport": transport, "matches": outcome.done, "games": games, "seconds": round(elapsed, 2),
             "games_per_s": round(games / elapsed, 3), "outcomes": outcomes, "config": config, "finished": finished}
 
 
@@ -92,16 +126,24 @@ def main() -> None:
     parser.add_argument("--parallel", type=int, nargs="+", default=[1, 2], help="parallel matches to measure")
     parser.add_argument("--reuse", nargs="+", choices=["warm", "never"], default=["warm"],
                         help="bot process reuse to measure (default: warm)")
+    parser.add_argument("--transport", nargs="+", choices=list(TRANSPORTS), default=["grpc"],
+                        help="the bots' transport to measure: the sample bots' manifests (grpc), or temporary "
+                             "copies of them on stdio protobuf frames (default: grpc)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     machine = {"date": dt.date.today().isoformat(), "nproc": os.cpu_count(), "cpu": cpu_model(),
                "python": platform.python_version()}
     runs = []
     with tempfile.TemporaryDirectory(prefix="spite-bench-") as scratch:
-        for reuse in args.reuse:
-            for parallel in args.parallel:
-                runs.append(run_league(Path(scratch), args.rounds, parallel, reuse))
+        for transport in args.transport:
+            for reuse in args.reuse:
+                for parallel in args.parallel:
+                    cpu = cpu_seconds()
+                    runs.append(run_league(Path(scratch), args.rounds, parallel, reuse, transport))
+                    runs[-1]["cpu_s"] = round(cpu_seconds() - cpu, 2)
+    cpu = cpu_seconds()
     limit = in_process(runs[0]["finished"], runs[0]["config"])
+    limit["cpu_s"] = round(cpu_seconds() - cpu, 2)
     agree = all(run["outcomes"] == limit["outcomes"] for run in runs)
     figures = {"machine": machine, "rounds": args.rounds,
                "runner": [{k: v for k, v in run.items() if k not in ("outcomes", "config", "finished")}
@@ -115,10 +157,12 @@ def main() -> None:
     print(f"league: greedy, random, naive · standard · {args.rounds} rounds · {runs[0]['matches']} matches "
           f"of one game")
     for run in runs:
-        print(f"  tournament runner, reuse {run['reuse']}, parallel {run['parallel']}: {run['games']} games in {run['seconds']:.1f} s "
-              f"= {run['games_per_s']:.2f} games/s")
+        print(f"  tournament runner, {run['transport']}, reuse {run['reuse']}, parallel {run['parallel']}: "
+              f"{run['games']} games in {run['seconds']:.1f} s "
+              f"= {run['games_per_s']:.2f} games/s; {run['cpu_s']:.1f} CPU s = {run['games'] / run['cpu_s']:.1f} games "
+              f"per CPU s")
     print(f"  in process (tournaments/inprocess.py, same seeds): {limit['games']} games in {limit['seconds']:.2f} s "
-          f"= {limit['games_per_s']:.1f} games/s")
+          f"= {limit['games_per_s']:.1f} games/s; {limit['games'] / max(limit['cpu_s'], 0.01):.1f} games per CPU s")
     print(f"  outcomes agree game by game: {'yes' if agree else 'NO'}")
     if not agree:
         sys.exit(1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import math
 import time
 import weakref
 from dataclasses import dataclass
@@ -121,3 +122,60 @@ class LagMonitor:
     def since(self, mark: float) -> float:
         """Milliseconds the loop was stalled since ``mark``."""
         return self.stalled_ms - mark
+
+
+class WaitTimer:
+    """Ends the waits whose deadline has passed: one timer per event loop for every seat's
+    wait for an answer. A timer per wait costs a heap push and a cancel on every decision,
+    and nearly every wait ends early; here the timer is set for the soonest deadline, a wait
+    that ends early is only forgotten, and when the timer fires it wakes every wait that is
+    due and sets itself for the next. Deadlines are ``time.monotonic()`` values."""
+
+    _shared: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, WaitTimer]" = weakref.WeakKeyDictionary()
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._waits: dict[asyncio.Future[None], float] = {}
+        self._handle: asyncio.TimerHandle | None = None
+        self._at = math.inf
+
+    @classmethod
+    def shared(cls) -> "WaitTimer":
+        """The running loop's timer."""
+        loop = asyncio.get_running_loop()
+        timer = cls._shared.get(loop)
+        if timer is None:
+            timer = cls._shared[loop] = cls(loop)
+        return timer
+
+    def add(self, waiter: asyncio.Future[None], deadline: float) -> None:
+        """Give ``waiter`` the result None at ``deadline`` unless it is done or discarded by then."""
+        self._waits[waiter] = deadline
+        if deadline < self._at:
+            self._set(deadline)
+
+    def discard(self, waiter: asyncio.Future[None]) -> None:
+        self._waits.pop(waiter, None)
+
+    def __len__(self) -> int:
+        return len(self._waits)
+
+    def _set(self, deadline: float) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+        self._at = deadline
+        self._handle = self.loop.call_at(self.loop.time() + (deadline - time.monotonic()), self._fire)
+
+    def _fire(self) -> None:
+        self._handle, self._at = None, math.inf
+        now = time.monotonic()
+        soonest = math.inf
+        for waiter, deadline in list(self._waits.items()):
+            if deadline <= now:
+                del self._waits[waiter]
+                if not waiter.done():
+                    waiter.set_result(None)
+            elif deadline < soonest:
+                soonest = deadline
+        if soonest < math.inf:
+            self._set(soonest)

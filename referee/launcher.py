@@ -1,8 +1,8 @@
 """Launching bot processes: sandboxed, limited, paused between decisions, and no survivors.
 
 Each bot runs in a new session (so its own process group), with an environment
-holding only what it needs (PATH, HOME, LANG, the referee's address, its seat token,
-its bot seed, and its manifest's ``env``), under the machine's sandbox
+holding only what it needs (PATH, HOME, LANG, the referee's address or for a stdio bot
+its message format, its seat token, its bot seed, and its manifest's ``env``), under the machine's sandbox
 (:mod:`referee.sandbox`: bubblewrap where it works, else the clearly labelled insecure
 mode) and its resource limits (cgroups where writable, else rlimits). Its stdout and
 stderr go to one log file (stderr alone for a stdio bot, whose stdin and stdout carry
@@ -69,8 +69,10 @@ class BotProcess:
                  log_path: Path | None, log_cap: int = LOG_CAP, stdio: bool = False,
                  line_limit: int = 64 * 1024, *, limits: Limits | None = None, language: str = "",
                  isolation: Isolation | None = None, mode: SandboxMode | None = None,
-                 token: str | None = None) -> None:
+                 token: str | None = None, stdio_format: str = "json") -> None:
         self.stdio = stdio
+        self.stdio_format = stdio_format
+        """A stdio bot's message format, ``json`` or ``protobuf`` (its ``SPITE_STDIO``)."""
         self.line_limit = line_limit
         self.name = name
         self.command = list(command)
@@ -185,13 +187,15 @@ class BotProcess:
         return self.identity.uid if self.identity is not None else None
 
     def _token_handover(self) -> tuple[dict[str, str], tuple[int, ...]]:
-        """The bot's environment and the descriptors it inherits: its seat token travels in a
+        """The bot's environment (a stdio bot's also says its format: ``SPITE_STDIO=json|protobuf``)
+        and the descriptors it inherits: its seat token travels in a
         pipe (``SPITE_TOKEN_FILE=/dev/fd/N``, which every SDK reads), never in the environment,
         where another process of the same user could read it from ``/proc/<pid>/environ``.
         The pipe holds the token once: whoever reads it empties it."""
+        env = {**self.env, "SPITE_STDIO": self.stdio_format} if self.stdio else self.env
         if not self.token:
-            return self.env, ()
-        env = {k: v for k, v in self.env.items() if k != "SPITE_TOKEN"}
+            return env, ()
+        env = {k: v for k, v in env.items() if k != "SPITE_TOKEN"}
         read_end, write_end = os.pipe()
         try:
             os.write(write_end, self.token.encode() + b"\n")

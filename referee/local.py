@@ -106,7 +106,8 @@ async def launch_bot(bot: BotManifest, home: Path, token: str, address: str, soc
     env = BotProcess.clean_env({**hints, **bot.env, **settings})  # the token goes in a pipe
     isolation = Isolation(home=home, socket_dir=None if stdio else socket_dir, hidden=tuple(hidden))
     process = BotProcess(bot.name, bot.command, bot.workdir, env, log_path, stdio=stdio,
-                         limits=bot.limits, language=bot.language, isolation=isolation, token=token)
+                         limits=bot.limits, language=bot.language, isolation=isolation, token=token,
+                         stdio_format=bot.stdio_format)
     await process.start()
     return process
 

@@ -9,6 +9,7 @@ A manifest::
     workdir = "."                      # relative to the manifest, inside its folder; default: its directory
     build = "go build -o bot ."        # optional, run once (in workdir) before games start
     transport = "grpc"                 # or "stdio"
+    stdio_format = "json"              # stdio only: "json" (JSON lines) or "protobuf" (length-delimited frames)
     [env]                              # optional extra environment for the bot
     GOMAXPROCS = "1"
     [limits]                           # optional; defaults per language (referee.sandbox.LANGUAGE_LIMITS)
@@ -43,6 +44,7 @@ from referee.sandbox import Limits, limits_from_table
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_BOTS = REPO_ROOT / "sample_bots"
 TRANSPORTS = ("grpc", "stdio")
+STDIO_FORMATS = ("json", "protobuf")
 _SCRIPT_SUFFIXES = {".py", ".js", ".mjs", ".ts", ".pl", ".rb", ".jar", ".sh"}
 
 
@@ -59,6 +61,9 @@ class BotManifest:
     language: str = ""
     build: str = ""
     transport: str = "grpc"
+    stdio_format: str = "json"
+    """How a stdio bot's messages are written (docs/protocol.md): ``json`` lines or ``protobuf``
+    frames; unused on gRPC."""
     env: dict[str, str] = field(default_factory=dict)
     path: Path | None = None
     """The bot.toml this came from (None for a bare command line)."""
@@ -67,7 +72,9 @@ class BotManifest:
 
     def fingerprint(self) -> str:
         """SHA-256 over the manifest and the files of its directory (not build output caches)."""
-        digest = hashlib.sha256(repr((self.name, self.version, self.command, self.build, self.transport,
+        # stdio_format only when it is not the default, so every manifest from before it keeps its fingerprint
+        transport = self.transport if self.stdio_format == "json" else (self.transport, self.stdio_format)
+        digest = hashlib.sha256(repr((self.name, self.version, self.command, self.build, transport,
                                       sorted(self.env.items()))).encode())
         if self.path is not None:
             root = self.path.parent
@@ -124,7 +131,7 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ManifestError(f"{path}: field 'name' is required (a non-empty string)")
-    known = {"name", "version", "language", "command", "workdir", "build", "transport", "env", "limits"}
+    known = {"name", "version", "language", "command", "workdir", "build", "transport", "stdio_format", "env", "limits"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ManifestError(f"bot {name!r} ({path}): unknown field(s) {unknown}; known: {sorted(known)}")
@@ -145,6 +152,13 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
     transport = data.get("transport", "grpc")
     if transport not in TRANSPORTS:
         raise ManifestError(f"bot {name!r} ({path}): field 'transport' must be one of {TRANSPORTS}, got {transport!r}")
+    stdio_format = data.get("stdio_format", "json")
+    if "stdio_format" in data and transport != "stdio":
+        raise ManifestError(f"bot {name!r} ({path}): field 'stdio_format' is for transport = \"stdio\" only "
+                            f"(this bot's transport is {transport!r})")
+    if stdio_format not in STDIO_FORMATS:
+        raise ManifestError(f"bot {name!r} ({path}): field 'stdio_format' must be one of {STDIO_FORMATS}, "
+                            f"got {stdio_format!r}")
     env = data.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
         raise ManifestError(f"bot {name!r} ({path}): field 'env' must be a table of strings")
@@ -161,7 +175,8 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
         raise ManifestError(f"bot {name!r} ({path}): {error}") from None
     manifest = BotManifest(name=name.strip(), command=tuple(command), workdir=workdir,
                            version=str(data.get("version", "")), language=language,
-                           build=build.replace("{python}", sys.executable), transport=transport, env=dict(env),
+                           build=build.replace("{python}", sys.executable), transport=transport,
+                           stdio_format=stdio_format, env=dict(env),
                            path=path.resolve(), limits=limits)
     if not build:
         manifest.check_command()

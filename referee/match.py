@@ -294,7 +294,8 @@ class Match(SeatRoster):
         tc = self.config.time_control
         base_ms = tc.decision_ms if seat.decided_before else max(tc.decision_ms, tc.connect_ms)
         seat.decided_before = True
-        seat.resume()
+        if seat.paused:
+            seat.resume()
         assert self.lag is not None
         lag_mark = self.lag.mark()
         if not seat.compact:  # "what happened since the last message" comes before the decision
@@ -305,7 +306,8 @@ class Match(SeatRoster):
         started = time.monotonic()
         cpu_started = seat.process.cpu_seconds() if seat.process is not None else 0.0
         deadline = started + (base_ms + bank[seat.index]) / 1000
-        if self.config.probe_timeout == (seat.index, seat.report.decisions + 1):
+        probe = self.config.probe_timeout
+        if probe is not None and probe == (seat.index, seat.report.decisions + 1):
             deadline = started
         action: rpb.Action | None = None
         fault: tuple[Fault, str] | None = None
@@ -379,7 +381,7 @@ class Match(SeatRoster):
                             move_meta: dict[int, dict[str, Any]]) -> tuple[Fault, str] | None:
         """Apply a well-formed action; return the fault if it is not one."""
         choice = action.WhichOneof("choice")
-        debug = _cut(action.debug, MAX_DEBUG)
+        debug = _cut(action.debug, MAX_DEBUG) if action.debug else ""
         try:
             if choice == "move_index":
                 if action.move_index >= len(legal):
@@ -402,7 +404,7 @@ class Match(SeatRoster):
             try:
                 if applied:
                     state.apply_checked(move, seat.index)
-                elif move in legal:  # the first move: the decision's own list, already built
+                elif choice == "move_index" or move in legal:  # the first move: from the decision's own list
                     state.apply(move)
                 else:
                     raise IllegalMoveError(state.why_illegal(move))
@@ -413,7 +415,7 @@ class Match(SeatRoster):
                 return (Fault.ILLEGAL_MOVE, f"illegal move: {error}")
             move_meta[start] = {"us": elapsed_us if not applied else 0, "debug": debug if not applied else ""}
             applied.append(move)
-            if state.news_for(seat.index, start):
+            if len(moves) > 1 and state.news_for(seat.index, start):
                 break
         dropped = len(moves) - len(applied)
         if dropped or not seat.compact:  # a compact seat hears of an accepted action only when a plan was cut

@@ -286,5 +286,5 @@ class BotPool:
 
 def _identity(bot: BotManifest) -> tuple[object, ...]:
     """What makes two seats' bots the same program with the same settings."""
-    return (bot.name, bot.version, bot.command, str(bot.workdir), bot.transport, bot.language,
+    return (bot.name, bot.version, bot.command, str(bot.workdir), bot.transport, bot.stdio_format, bot.language,
             tuple(sorted(bot.env.items())), repr(bot.limits))

@@ -21,7 +21,7 @@ from spite.v1 import referee_pb2 as rpb
 
 from spite_engine import Ending, RuleSet
 
-from .deadlines import ProcessControl, TimeControl
+from .deadlines import ProcessControl, TimeControl, WaitTimer
 from .reports import SeatReport
 from .status import MatchState, SeatStatus
 
@@ -106,6 +106,7 @@ class Seat:
         """Why the seat's last connection ended before the match started (it may reconnect)."""
         self.compact = False
         """The bot asked for the compact session in its Hello (docs/protocol.md)."""
+        self._timer: WaitTimer | None = None
 
     def pause(self) -> None:
         if self.process is not None and not self.paused:
@@ -137,30 +138,28 @@ class Seat:
 
     async def next_item(self, deadline: float) -> Incoming | None:
         """The next item in the inbox, waiting until ``deadline`` (``time.monotonic()``) at most;
-        None when it passed. One future and one timer per wait: a decision's wait is on the
-        referee's hot path, where ``asyncio.wait_for`` would start a task each time."""
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:  # past the deadline, even an answer already waiting is too late
+        None when it passed. One future per wait, and the event loop's one :class:`WaitTimer`
+        for the deadline: a decision's wait is on the referee's hot path, where
+        ``asyncio.wait_for`` would start a task and a timer each time."""
+        if deadline - time.monotonic() <= 0:  # past the deadline, even an answer already waiting is too late
             return None
         if self._inbox:
             return self._inbox.popleft()
         loop = asyncio.get_running_loop()
         waiter = self._waiter = loop.create_future()
-        timer = loop.call_later(remaining, _expire, waiter)
+        timer = self._timer
+        if timer is None or timer.loop is not loop:
+            timer = self._timer = WaitTimer.shared()
+        timer.add(waiter, deadline)
         try:
             await waiter
         finally:
-            timer.cancel()
+            timer.discard(waiter)
             self._waiter = None
         return self._inbox.popleft() if self._inbox else None
 
     def clear_inbox(self) -> None:
         self._inbox.clear()
-
-
-def _expire(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
 
 
 class _Timed(Protocol):

@@ -1,23 +1,28 @@
-"""The stdio transport: the same protocol as newline-delimited JSON on a bot's stdin/stdout.
+"""The stdio transport: the same protocol on a bot's stdin/stdout, as JSON lines or protobuf frames.
 
 For languages without a good gRPC library (and for competition programmers used to
 stdin/stdout), the referee launches the bot itself and exchanges the ``spite.v1``
-messages in protobuf's canonical JSON mapping, one message per line. The session is
-the same as on gRPC: the bot's first line is a ``Hello`` with its token (from
-``SPITE_TOKEN_FILE``, or none: the pipes the referee started it on say which seat it
-is), refusals carry the status name gRPC would use, and deadlines,
-faults and policies are the match's. Lines over the size cap end the session like an
-oversized gRPC message; text that is not a message is a malformed action. stderr is
-the bot's log (captured and capped by the launcher).
+messages on its pipes, in one of two formats (the manifest's ``stdio_format``, told to the
+bot as ``SPITE_STDIO``): protobuf's canonical JSON mapping, one message per line
+(``json``, the default), or length-delimited protobuf frames, each the message's size as a
+varint and then its wire bytes (``protobuf``: what ``writeDelimitedTo`` and Go's
+``protodelim`` write). Only reading and writing one message differ (a :class:`StdioCodec`);
+the session is the same for both and the same as on gRPC: the bot's first message is a
+``Hello`` with its token (from ``SPITE_TOKEN_FILE``, or none: the pipes the referee started
+it on say which seat it is), refusals carry the status name gRPC would use, and deadlines,
+faults and policies are the match's. A line or frame over the size cap (or a frame cut short)
+ends the session like an oversized gRPC message; input that is not a message is a malformed
+action. stderr is the bot's log (captured and capped by the launcher).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from typing import Callable
+from typing import Callable, Protocol
 
 from google.protobuf import json_format
+from google.protobuf.message import DecodeError
 from spite.v1 import referee_pb2 as rpb
 
 from . import warm
@@ -25,21 +30,56 @@ from .launcher import BotProcess
 from .match import Closed, Garbled, Match, Seat
 from .seats import Outgoing
 from spite_wire.canonical_json import referee_message_line
+from spite_wire.encoding import varint
 from spite_engine import Ending
 from .server import MAX_MESSAGE_BYTES, Arena, SessionRefused
 
+MAX_VARINT_BYTES = 10
+"""The longest varint protobuf writes (a 64-bit value); a frame's length never needs more."""
+
+
+class Unreadable(ValueError):
+    """The bot's output cannot be read any further (a line or frame over the cap, a frame cut
+    by the end of the stream, a length that is not a varint): the session ends (``MALFORMED``;
+    before the Hello, a refusal with ``code``)."""
+
+    def __init__(self, why: str, code: str = "RESOURCE_EXHAUSTED") -> None:
+        super().__init__(why)
+        self.code = code
+
+
+class StdioCodec(Protocol):
+    """How one message is read from and written to a stdio bot's pipes."""
+
+    unit: str
+    """What one message is on the pipe, for the faults' wording: ``line`` or ``frame``."""
+
+    async def read(self, stream: asyncio.StreamReader) -> bytes | None:
+        """One message's bytes, or None at the end of the stream between messages; raises
+        :class:`Unreadable`. Never holds more than the cap of one message in memory."""
+        ...
+
+    def decode(self, raw: bytes) -> rpb.BotMessage:
+        """The message in ``raw``; ``ValueError`` saying what is wrong with it (a malformed action)."""
+        ...
+
+    def encode(self, message: Outgoing) -> bytes:
+        """``message`` (or its protobuf wire bytes, as the referee's hot messages come) as written."""
+        ...
+
 
 class StdioSeatChannel:
-    """A seat's channel over a bot process's stdin (``keep_open``: a warm session's, whose
-    stdin outlives the match)."""
+    """A seat's channel over a bot process's stdin, in ``codec``'s format (``keep_open``: a
+    warm session's, whose stdin outlives the match)."""
 
-    def __init__(self, writer: asyncio.StreamWriter, keep_open: bool = False) -> None:
+    def __init__(self, writer: asyncio.StreamWriter, keep_open: bool = False, codec: StdioCodec | None = None) -> None:
         self.writer = writer
         self.closed = asyncio.Event()
         self.keep_open = keep_open
+        self.encode = (codec or JSON_LINES).encode
 
     async def send(self, message: Outgoing) -> None:
-        self.writer.write(referee_message_line(message))
+        self.writer.write(self.encode(message))
         await self.writer.drain()
 
     def close(self) -> None:
@@ -98,8 +138,8 @@ def decode(line: bytes) -> rpb.BotMessage:
 
 
 async def _read_line(stream: asyncio.StreamReader) -> bytes | None:
-    """The next line, or None at end of stream; ``ValueError`` for a line over the cap."""
-    too_long = ValueError(f"a line over {MAX_MESSAGE_BYTES // 1024} KiB")
+    """The next line, or None at end of stream; :class:`Unreadable` for a line over the cap."""
+    too_long = Unreadable(f"a line over {MAX_MESSAGE_BYTES // 1024} KiB")
     try:
         line = await stream.readline()
     except ValueError:  # the stream's limit (set by the launcher) was hit
@@ -109,13 +149,84 @@ async def _read_line(stream: asyncio.StreamReader) -> bytes | None:
     return line or None
 
 
+class JsonLines:
+    """``stdio_format = "json"``: one message per line in protobuf's canonical JSON mapping."""
+
+    unit = "line"
+
+    async def read(self, stream: asyncio.StreamReader) -> bytes | None:
+        return await _read_line(stream)
+
+    def decode(self, raw: bytes) -> rpb.BotMessage:
+        return decode(raw)
+
+    def encode(self, message: Outgoing) -> bytes:
+        return referee_message_line(message)
+
+
+class ProtobufFrames:
+    """``stdio_format = "protobuf"``: length-delimited frames, each the message's size in bytes
+    as a varint and then the message's wire bytes (protobuf's own delimited format)."""
+
+    unit = "frame"
+
+    async def read(self, stream: asyncio.StreamReader) -> bytes | None:
+        try:
+            first = await stream.readexactly(1)
+        except asyncio.IncompleteReadError:
+            return None  # the stream ended between frames
+        size = first[0]
+        if size & 0x80:
+            size = await _rest_of_varint(stream, size)
+        if size > MAX_MESSAGE_BYTES:
+            raise Unreadable(f"a frame of {size} bytes, over {MAX_MESSAGE_BYTES // 1024} KiB")
+        try:
+            return await stream.readexactly(size)
+        except asyncio.IncompleteReadError as cut:
+            raise Unreadable(f"a frame cut short by the end of the stream ({len(cut.partial)} of {size} bytes)",
+                             "INVALID_ARGUMENT") from None
+
+    def decode(self, raw: bytes) -> rpb.BotMessage:
+        try:
+            message: rpb.BotMessage = rpb.BotMessage.FromString(raw)
+            return message
+        except DecodeError as error:
+            raise ValueError(f"not a BotMessage in protobuf wire format ({error}): {raw[:24].hex()}") from None
+
+    def encode(self, message: Outgoing) -> bytes:
+        body = message if isinstance(message, bytes) else message.SerializeToString()
+        return varint(len(body)) + body
+
+
+async def _rest_of_varint(stream: asyncio.StreamReader, first: int) -> int:
+    """A frame length whose first byte, ``first``, said more bytes follow."""
+    value, shift = first & 0x7F, 7
+    for _ in range(MAX_VARINT_BYTES - 1):
+        try:
+            byte = (await stream.readexactly(1))[0]
+        except asyncio.IncompleteReadError:
+            raise Unreadable("a frame length cut short by the end of the stream", "INVALID_ARGUMENT") from None
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value
+        shift += 7
+    raise Unreadable(f"a frame length over {MAX_VARINT_BYTES} bytes (not a varint)", "INVALID_ARGUMENT")
+
+
+JSON_LINES = JsonLines()
+PROTOBUF_FRAMES = ProtobufFrames()
+CODECS: dict[str, StdioCodec] = {"json": JSON_LINES, "protobuf": PROTOBUF_FRAMES}
+"""The codec of each ``stdio_format`` (``referee.manifest.STDIO_FORMATS``)."""
+
+
 async def serve_stdio_seat(arena: Arena, match: Match, seat: Seat, process: BotProcess,
                            hello_timeout_s: float) -> None:
-    """Run one stdio bot's session for ``seat``: handshake, then pump its lines to the match."""
+    """Run one stdio bot's session for ``seat``: handshake, then pump its messages to the match."""
     proc = process.process
     if proc is None or proc.stdin is None or proc.stdout is None:
         raise RuntimeError("a stdio bot needs its stdin and stdout as pipes")
-    channel = StdioSeatChannel(proc.stdin)
+    codec = CODECS[process.stdio_format]
+    channel = StdioSeatChannel(proc.stdin, codec=codec)
 
     async def refuse(code: str, message: str) -> None:
         try:
@@ -125,22 +236,22 @@ async def serve_stdio_seat(arena: Arena, match: Match, seat: Seat, process: BotP
         channel.close()
 
     try:
-        first = await asyncio.wait_for(_read_line(proc.stdout), hello_timeout_s)
+        first = await asyncio.wait_for(codec.read(proc.stdout), hello_timeout_s)
     except (asyncio.TimeoutError, TimeoutError):
         await refuse("DEADLINE_EXCEEDED", f"no Hello within {hello_timeout_s:g} s")
         return
-    except ValueError as error:
-        await refuse("RESOURCE_EXHAUSTED", str(error))
+    except Unreadable as error:
+        await refuse(error.code, str(error))
         return
     if first is None:
         return  # exited or closed stdout before saying anything: the process watcher reports it
     try:
-        message = decode(first)
+        message = codec.decode(first)
     except ValueError as error:
-        await refuse("INVALID_ARGUMENT", f"the first line must be a Hello: {error}")
+        await refuse("INVALID_ARGUMENT", f"the first {codec.unit} must be a Hello: {error}")
         return
     if message.WhichOneof("body") != "hello":
-        await refuse("INVALID_ARGUMENT", "the first line must be a Hello")
+        await refuse("INVALID_ARGUMENT", f"the first {codec.unit} must be a Hello")
         return
     try:
         # The pipes are the credential: this process was started for this seat, so a Hello
@@ -159,42 +270,44 @@ async def serve_stdio_seat(arena: Arena, match: Match, seat: Seat, process: BotP
                           message.hello.name, message.hello.version, compact=message.hello.compact)
     try:
         if line is None:
-            await _pump_lines(proc.stdout, seat.deliver)
+            await _pump(proc.stdout, codec, seat.deliver)
         else:
-            await _serve_warm(proc.stdout, proc.stdin, line, seat, channel, message.hello)
+            await _serve_warm(proc.stdout, proc.stdin, codec, line, seat, channel, message.hello)
     finally:
         _stop_reading(proc)
 
 
-async def _pump_lines(stdout: asyncio.StreamReader, deliver: Callable[[rpb.BotMessage | Closed | Garbled], None]) -> None:
-    """Every line the bot writes, as a message (or garble) to ``deliver``; then how it ended."""
+async def _pump(stdout: asyncio.StreamReader, codec: StdioCodec,
+                deliver: Callable[[rpb.BotMessage | Closed | Garbled], None]) -> None:
+    """Every message the bot writes, as a message (or garble) to ``deliver``; then how it ended."""
+    read, decode_one, unreadable = codec.read, codec.decode, f"unreadable {codec.unit} on stdout"
     while True:
         try:
-            line = await _read_line(stdout)
-        except ValueError as error:
+            raw = await read(stdout)
+        except Unreadable as error:
             deliver(Closed(Ending.MALFORMED, f"{error}: the session is closed"))
             return
         except (ConnectionError, OSError) as error:
             deliver(Closed(Ending.CRASH, f"reading the bot's stdout failed ({type(error).__name__})"))
             return
-        if line is None:
+        if raw is None:
             deliver(Closed(Ending.DISCONNECT, "the bot closed its stdout before the match ended"))
             return
         try:
-            deliver(decode(line))
+            deliver(decode_one(raw))
         except ValueError as error:
-            deliver(Garbled(f"unreadable line on stdout: {error}"))
+            deliver(Garbled(f"{unreadable}: {error}"))
 
 
-async def _serve_warm(stdout: asyncio.StreamReader, stdin: asyncio.StreamWriter, line: warm.WarmLine, seat: Seat,
-                      channel: StdioSeatChannel, hello: rpb.Hello) -> None:
+async def _serve_warm(stdout: asyncio.StreamReader, stdin: asyncio.StreamWriter, codec: StdioCodec,
+                      line: warm.WarmLine, seat: Seat, channel: StdioSeatChannel, hello: rpb.Hello) -> None:
     """A warm stdio session: its first match, then each match offered on ``line``; the
     bot's stdin is closed once there is none."""
     sink: list[warm.Sink] = [line.watching(seat.deliver)]
-    reader = asyncio.get_running_loop().create_task(_pump_lines(stdout, lambda item: sink[0](item)))
+    reader = asyncio.get_running_loop().create_task(_pump(stdout, codec, lambda item: sink[0](item)))
 
     async def attach(offer: warm.Offer) -> asyncio.Event:
-        now = StdioSeatChannel(stdin, keep_open=True)
+        now = StdioSeatChannel(stdin, keep_open=True, codec=codec)
         await now.send(offer.match.welcome(offer.seat))
         offer.match.attach(offer.seat, warm.WarmChannel(now, line), hello.name, hello.version, compact=hello.compact)
         sink[0] = line.watching(offer.seat.deliver)

@@ -247,7 +247,8 @@ def check_bot(manifest: BotManifest, *, games: int = 3, seed: int = 7,
                         "after MatchOver the referee ends the stream: return from main with status 0"))
 
     if manifest.transport == "stdio":
-        stray = [f for r in reports for f in r.faults if "unreadable line on stdout" in f]
+        stray = [f for r in reports for f in r.faults
+                 if "unreadable line on stdout" in f or "unreadable frame on stdout" in f]
         checks.append(Check("stdout", not stray, "no stray output on stdout" if not stray else stray[0][:300],
-                            "stdout carries only protocol lines: write logs to stderr"))
+                            "stdout carries only protocol messages (lines or frames): write logs to stderr"))
     return checks

@@ -47,14 +47,19 @@ def agent(name: str, samples: int = 2) -> Agent:
         return lambda view, rng: [h13_move(view, rng)]
     if name == "naive":
         return lambda view, rng: [policies.naive_move(view, rng)]
+    if name == "random":
+        return lambda view, rng: [policies.random_move(view, rng)]
     raise ValueError(f"no in-process agent named {name!r}")
 
 
-def play_checked(rules: RuleSet, seed: int, agents: list[Agent]) -> tuple[Outcome, int, int]:
+def play_checked(rules: RuleSet, seed: int, agents: list[Agent],
+                 rngs: list[random.Random] | None = None) -> tuple[Outcome, int, int]:
     """Play one game, each plan as the referee plays it, every move through ``apply_checked``
-    (an illegal one raises). Returns the outcome, the decisions and the plan moves played."""
+    (an illegal one raises). Returns the outcome, the decisions and the plan moves played.
+    ``rngs``: each seat's generator (default ``random.Random(f"{seed}:{seat}")``)."""
     state = GameState.new(rules, seed)
-    rngs = [random.Random(f"{seed}:{seat}") for seat in range(rules.players)]
+    if rngs is None:
+        rngs = [random.Random(f"{seed}:{seat}") for seat in range(rules.players)]
     decisions = moves_played = 0
     while state.outcome is None:
         seat = state.to_move

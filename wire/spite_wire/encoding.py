@@ -17,7 +17,7 @@ counts under 128 are one byte each, so a packed list of them is ``bytes(values)`
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from spite_engine import Event, Move, MoveKind, Observation
 
@@ -68,12 +68,39 @@ def _uint(key: int, value: int) -> bytes:
     return bytes((key, value)) if 0 < value < 128 else bytes((key,)) + varint(value)
 
 
+class _Memo(dict):  # type: ignore[type-arg]
+    """A field's bytes by its value, written on a miss by ``write(key, value)``: from one
+    decision to the next most turns, counts, hands, piles, stocks and events are the same, and
+    a dict lookup costs a fraction of writing them. Emptied when it holds ``LIMIT`` values, so
+    a long-running referee's memory stays bounded."""
+
+    LIMIT = 20_000
+
+    def __init__(self, key: int, write: "Callable[[int, Any], bytes]") -> None:
+        super().__init__()
+        self.key, self.write = key, write
+
+    def __missing__(self, value: Any) -> bytes:
+        written = self.write(self.key, value)
+        if len(self) >= self.LIMIT:
+            self.clear()
+        self[value] = written
+        return written
+
+
+def _pile(key: int, pile: tuple[int, ...]) -> bytes:
+    """A ``Pile`` message (its cards, packed) as field ``key``."""
+    return _field(key, _packed(0x0A, pile))
+
+
+_CENTRE_PILE, _SEAT_PILE = _Memo(0x42, _pile), _Memo(0x0A, _pile)
+"""Each pile's field by its cards: a move changes one or two piles, the others are looked up."""
+
+
 # -- moves ------------------------------------------------------------------------------------
 
 _MOVE_BYTES: dict[Move, bytes] = {}
 _MOVE_CODES: dict[Move, int] = {}
-_PACKED_ENTRIES: dict[Move, bytes] = {}
-_LISTED_ENTRIES: dict[Move, bytes] = {}
 
 
 def move_bytes(move: Move) -> bytes:
@@ -107,17 +134,16 @@ def move_codes(moves: Iterable[Move]) -> list[int]:
     return [codes.get(m) or move_code(m) for m in moves]
 
 
+_PACKED_MOVE = _Memo(0, lambda _, move: varint(move_code(move)))
+_LISTED_MOVE = _Memo(0x62, lambda key, move: _field(key, move_bytes(move)))
+
+
 def _legal_moves(moves: Sequence[Move], packed: bool) -> bytes:
     """The legal moves as an Observation's repeated ``Move`` fields (12), or packed in one
     field (a DecisionRequest's 6)."""
-    entries = _PACKED_ENTRIES if packed else _LISTED_ENTRIES
-    parts = []
-    for move in moves:
-        entry = entries.get(move)
-        if entry is None:
-            entry = entries[move] = varint(move_code(move)) if packed else _field(0x62, move_bytes(move))
-        parts.append(entry)
-    return _field(0x32, b"".join(parts)) if packed else b"".join(parts)
+    if packed:
+        return _field(0x32, b"".join(map(_PACKED_MOVE.__getitem__, moves)))
+    return b"".join(map(_LISTED_MOVE.__getitem__, moves))
 
 
 # -- events and observations ------------------------------------------------------------------
@@ -138,68 +164,72 @@ def _event_bytes(event: Event) -> bytes:
     return out
 
 
-class _Memo(dict[object, bytes]):
-    """Encoded parts by value: from one decision to the next most piles, stocks and events
-    are the same, and looking a tuple up costs less than writing it. Emptied when full, so a
-    long-running referee's memory stays bounded."""
-
-    LIMIT = 20_000
-
-    def put(self, key: object, value: bytes) -> bytes:
-        if len(self) >= self.LIMIT:
-            self.clear()
-        self[key] = value
-        return value
-
-
-_EVENTS, _PILES, _STOCKS = _Memo(), _Memo(), _Memo()
+_EVENT = _Memo(0, lambda _, event: _event_bytes(event))
+_STOCKS = _Memo(0x32, lambda key, stocks: b"".join([_field(key, _uint(0x08, count) + _packed(0x12, visible))
+                                                    for count, visible in stocks]))
+"""The stocks: one ``StockView`` field (6) each."""
+_EVENT_FIELDS = {key: _Memo(key, lambda key, event: _field(key, _EVENT[event])) for key in (0x12, 0x5A)}
+"""Each event as a whole field of an EventBatch (2) or an Observation (11)."""
 
 
 def event_bytes(event: Event) -> bytes:
     """An ``Event`` message's bytes (its seat and pile are int32: -1 takes ten bytes)."""
-    cached = _EVENTS.get(event)
-    return cached if cached is not None else _EVENTS.put(event, _event_bytes(event))
+    return _EVENT[event]
 
 
-def events_bytes(key: int, events: Iterable[Event]) -> bytes:
-    """The events as repeated ``Event`` fields numbered by ``key``."""
-    return b"".join([_field(key, event_bytes(e)) for e in events])
+def events_bytes(key: int, events: Sequence[Event]) -> bytes:
+    """The events as repeated ``Event`` fields numbered by ``key`` (0x12 or 0x5A)."""
+    return b"".join(map(_EVENT_FIELDS[key].__getitem__, events))
+
+
+_LAST: dict[int, tuple[object, bytes]] = {}
+"""The parts written last, by the identity of the value they were written from: the engine
+keeps a stock or discard view object between decisions until a move changes it, and an
+identity check costs less than hashing nested tuples. Holding the object keeps its id from
+being reused while the entry lives; emptied with the memos' limit."""
 
 
 def _seat_piles(piles: tuple[tuple[int, ...], ...]) -> bytes:
     """A ``SeatPiles`` field (7) of an observation."""
-    cached = _PILES.get(piles)
-    if cached is None:
-        cached = _PILES.put(piles, _field(0x3A, b"".join([_field(0x0A, _packed(0x0A, pile)) for pile in piles])))
-    return cached
+    last = _LAST.get(id(piles))
+    if last is not None and last[0] is piles:
+        return last[1]
+    written = _field(0x3A, b"".join(map(_SEAT_PILE.__getitem__, piles)))
+    _remember(piles, written)
+    return written
 
 
 def _centre(piles: tuple[tuple[int, ...], ...]) -> bytes:
     """The centre piles: one ``Pile`` field (8) each."""
-    key = ("centre", piles)
-    cached = _PILES.get(key)
-    if cached is None:
-        cached = _PILES.put(key, b"".join([_field(0x42, _packed(0x0A, pile)) for pile in piles]))
-    return cached
+    return b"".join(map(_CENTRE_PILE.__getitem__, piles))
 
 
 def _stocks(stocks: tuple[tuple[int, tuple[int, ...]], ...]) -> bytes:
     """The stocks: one ``StockView`` field (6) each."""
-    cached = _STOCKS.get(stocks)
-    if cached is None:
-        cached = _STOCKS.put(stocks, b"".join([_field(0x32, _uint(0x08, count) + _packed(0x12, visible))
-                                               for count, visible in stocks]))
-    return cached
+    last = _LAST.get(id(stocks))
+    if last is not None and last[0] is stocks:
+        return last[1]
+    written = _STOCKS[stocks]
+    _remember(stocks, written)
+    return written
+
+
+def _remember(value: object, written: bytes) -> None:
+    if len(_LAST) >= _Memo.LIMIT:
+        _LAST.clear()
+    _LAST[id(value)] = (value, written)
+
+
+_SEAT, _TURN, _TO_MOVE, _DRAW_PILE, _SET_ASIDE = (_Memo(key, _uint) for key in (0x08, 0x10, 0x18, 0x48, 0x50))
+_HAND, _HAND_SIZES = _Memo(0x22, _packed), _Memo(0x2A, _packed)
+_GAME, _DEADLINE, _BANK = _Memo(0x10, _uint), _Memo(0x20, _uint), _Memo(0x28, _uint)
 
 
 def observation_bytes(view: Observation, *, legal_moves: bool = True) -> bytes:
     """An ``Observation`` message's bytes (without its legal moves: ``legal_moves`` False)."""
-    parts = [b"\x08" + varint(view.seat) if view.seat else b"", _uint(0x10, view.turn), _uint(0x18, view.to_move),
-             _packed(0x22, view.hand), _packed(0x2A, view.hand_sizes), _stocks(view.stocks)]
-    parts += [_seat_piles(piles) for piles in view.discard_piles]
-    parts.append(_centre(view.centre_piles))
-    parts.append(_uint(0x48, view.draw_pile_count))
-    parts.append(_uint(0x50, view.set_aside_count))
+    parts = [_SEAT[view.seat], _TURN[view.turn], _TO_MOVE[view.to_move], _HAND[view.hand],
+             _HAND_SIZES[view.hand_sizes], _stocks(view.stocks), *map(_seat_piles, view.discard_piles),
+             _centre(view.centre_piles), _DRAW_PILE[view.draw_pile_count], _SET_ASIDE[view.set_aside_count]]
     if view.events:
         parts.append(events_bytes(0x5A, view.events))
     if view.legal_moves and legal_moves:
@@ -212,13 +242,14 @@ def observation_bytes(view: Observation, *, legal_moves: bool = True) -> bytes:
 def decision_message(decision_id: int, game_number: int, view: Observation, deadline_ms: int, bank_ms: int,
                      *, packed_moves: bool = False) -> bytes:
     """A ``RefereeMessage`` holding a ``DecisionRequest`` (field 4); with ``packed_moves`` (the
-    compact session) the legal moves go in its ``packed_legal_moves``, not the observation."""
-    body = (_uint(0x08, decision_id) + _uint(0x10, game_number)
-            + _field(0x1A, observation_bytes(view, legal_moves=not packed_moves))
-            + _uint(0x20, deadline_ms) + _uint(0x28, bank_ms))
+    compact session) the legal moves go in its ``packed_legal_moves``, not the observation.
+    The parts are joined once: no part is copied into a bigger one."""
+    observation = observation_bytes(view, legal_moves=not packed_moves)
+    parts = [_uint(0x08, decision_id), _GAME[game_number], b"\x1a", varint(len(observation)), observation,
+             _DEADLINE[deadline_ms], _BANK[bank_ms]]
     if packed_moves and view.legal_moves:
-        body += _legal_moves(view.legal_moves, True)
-    return _field(0x22, body)
+        parts.append(_legal_moves(view.legal_moves, True))
+    return b"".join([b"\x22", varint(sum(map(len, parts))), *parts])
 
 
 def event_batch_message(game_number: int, events: Sequence[Event]) -> bytes:

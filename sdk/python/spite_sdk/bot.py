@@ -174,13 +174,17 @@ class Bot:
     def run(self, address: str | None = None) -> MatchResult:
         """Play one match as a separate process: connect to the referee at ``address``
         (default: ``SPITE_ADDRESS``) with the token from ``SPITE_TOKEN`` or
-        ``SPITE_TOKEN_FILE``, play until MatchOver and return its result.
+        ``SPITE_TOKEN_FILE``, play until MatchOver and return its result. A bot the referee
+        started on its pipes (``SPITE_STDIO``) plays there instead (:mod:`spite_sdk.pipe`).
 
         On any failure it prints one clear line to stderr and exits the process:
         status 2 when the address or token is missing, 1 when the referee refused or
         ended the stream, or the bot raised an exception.
         """
         configure_logging()
+        from .pipe import run_on_pipes, stdio_requested
+        if address is None and stdio_requested():  # SPITE_STDIO: the referee started it on its pipes
+            return run_on_pipes(self)
         from .arena import ladder_requested, run_ladder
         if address is None and ladder_requested():  # SPITE_ARENA and SPITE_BOT_KEY: a hosted ladder
             try:

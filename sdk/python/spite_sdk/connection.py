@@ -9,6 +9,8 @@ argv is visible to every user of the machine):
 SPITE_ADDRESS       the referee: ``host:port`` or ``unix:/path``
 SPITE_TOKEN         the seat's secret token, or
 SPITE_TOKEN_FILE    a file holding it
+SPITE_STDIO         ``protobuf``: the referee started the bot on its pipes; play there
+                    (:mod:`spite_sdk.pipe`), with no address
 SPITE_LOG_LEVEL     ``DEBUG``, ``INFO``, ``WARNING`` (default), ``ERROR``
 SPITE_CONNECT_TIMEOUT  seconds to wait for the referee to accept the connection (30)
 SPITE_TLS_CA        connect over TLS, trusting the CA certificate (PEM) in this file

@@ -33,6 +33,16 @@ The evaluation (weights in :data:`WEIGHTS`), a sum:
 
 The plan sent is the best sequence up to its first revealing move (the referee stops a
 plan there anyway and asks again), or the whole turn with its discard.
+
+With nothing left to draw (the draw pile and the set-aside pile empty), a turn that plays
+nothing and passes (legal only when the hand cannot be discarded: Aces, or nothing) leaves
+the table exactly as it was: the seat's next decision sees the same position and would
+choose the same again, and when no other seat can play either the game repeats until the
+turn cap (docs/rules.md, decision 6: a seat that could play never counts toward a
+stalemate). So then a bare pass is not a candidate while any play is open (:func:`search`):
+the best plan that plays is chosen instead, even at a cost in the evaluation. Each such turn
+moves a card to the centre, so the game goes on until a completed pile brings cards to draw
+or nobody can play (a stalemate, which the rules end).
 """
 
 from __future__ import annotations
@@ -287,8 +297,14 @@ def discard_value(card: int, top: int | None, is_wild: bool, empty_piles: int, n
 def search(observation: Observation, complete: bool = True, weights: Mapping[str, float] = WEIGHTS,
            danger: DangerModel | None = None) -> list[TurnPlan]:
     """The sequences the search found, best first: every one with ``complete``, else at
-    least the best one."""
-    return Search(observation, weights, danger).finish(complete)
+    least the best one. With nothing left to draw, a bare pass is left out while any play is
+    open (see the module docstring: it would repeat the position)."""
+    searched = Search(observation, weights, danger)
+    if observation.draw_pile_count or observation.set_aside_count:
+        return searched.finish(complete)
+    plans = searched.finish(True)
+    moving = [plan for plan in plans if plan.steps[0][0] != PASS]
+    return moving or plans
 
 
 def _moves(observation: Observation, steps: Sequence[Step]) -> list[Move]:

@@ -13,6 +13,7 @@ import time
 from typing import Any, ClassVar, Final, Protocol, Sequence
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from spite.v1 import referee_pb2
 from spite_wire.decoding import NotCanonical, decision_from_bytes
@@ -97,7 +98,11 @@ class Session:
                 pass
             else:
                 return self._decide(received, decision_id, game_number, deadline_ms, bank_ms, observation)
-        return self.receive_message(referee_pb2.RefereeMessage.FromString(data), received)
+        try:
+            message = referee_pb2.RefereeMessage.FromString(data)
+        except DecodeError as error:
+            raise RefereeError(f"the referee sent a message that is not a RefereeMessage ({error})") from None
+        return self.receive_message(message, received)
 
     def receive_message(self, message: referee_pb2.RefereeMessage, received: float) -> bytes | None:
         bot = self.bot
