@@ -17,6 +17,16 @@ the reply a decision's size (read by the client, as a bot reads it), nothing els
 Round trip = from the referee sending a DecisionRequest to it receiving the Action
 (the bot's own thinking included; greedy thinks for microseconds). Every variant
 plays the same seeds; the games themselves must agree, which the script checks.
+
+Bot CPU per decision (the Python SDK rows): each greedy bot process runs under this script's
+``--as-bot`` wrapper, which reads the process's CPU time (``time.process_time()``: every
+thread, gRPC's included) at its first GameStart and at MatchOver and prints it to its log;
+the column is both seats' CPU over both seats' decisions. It is the bot side of the wire:
+reading and writing the stream, decoding each observation, the SDK's bookkeeping and the
+greedy policy, start-up left out. ``--profile DIR`` also runs each bot under cProfile and
+leaves its log, with the profile sorted by own time, in DIR. The row "on grpc.aio" plays (b)
+with ``Bot.run()`` on the event loop (as on a grpcio without the blocking stream,
+``spite_sdk.stream``) instead of its default blocking stream.
 """
 
 from __future__ import annotations
@@ -24,11 +34,65 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import platform
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+BOT_CPU = "bench: bot CPU"
+
+
+def run_as_bot(script: str) -> None:
+    """Run a Python SDK bot script as ``__main__``, printing its CPU time from its first
+    GameStart to MatchOver to stderr (its log); with ``SPITE_BENCH_PROFILE=1`` under cProfile.
+    Runs inside the bot's sandbox: only the standard library and the SDK are importable."""
+    import runpy
+
+    from spite_sdk import Bot
+
+    if os.environ.get("SPITE_BENCH_STREAM") == "aio":  # Bot.run() as where grpcio has no blocking stream
+        try:
+            from spite_sdk import stream
+        except ImportError:  # an SDK from before the blocking stream: grpc.aio is all it has
+            pass
+        else:
+            stream.supported = lambda channel: False  # type: ignore[assignment]
+    marks: dict[str, float] = {}
+    profiler = None
+    if os.environ.get("SPITE_BENCH_PROFILE") == "1":
+        import cProfile
+
+        profiler = cProfile.Profile()
+    game_start, match_over = Bot.on_game_start, Bot.on_match_over
+
+    def on_game_start(self: Any, game_number: int, observation: Any) -> None:
+        marks.setdefault("start", time.process_time())
+        game_start(self, game_number, observation)
+
+    def on_match_over(self: Any, result: Any) -> None:
+        print(f"{BOT_CPU} {time.process_time() - marks.get('start', 0.0):.6f} s", file=sys.stderr, flush=True)
+        if profiler is not None:  # now: the referee may stop the process once the match is over
+            import pstats
+
+            profiler.disable()
+            pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(40)
+        match_over(self, result)
+
+    Bot.on_game_start, Bot.on_match_over = on_game_start, on_match_over  # type: ignore[method-assign]
+    sys.argv = [script]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    if profiler is not None:
+        profiler.enable()
+    runpy.run_path(script, run_name="__main__")
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--as-bot"]:  # a bot process, in its sandbox
+    run_as_bot(sys.argv[2])
+    sys.exit(0)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -65,15 +129,49 @@ def in_process(config: MatchConfig) -> dict[str, Any]:
     elapsed = time.perf_counter() - started
     return {"variant": "in process", "decisions": decisions, "moves": decisions, "seconds": elapsed,
             "decisions_per_s": decisions / elapsed, "p50_us": None, "p99_us": None, "endings": endings,
+            "bot_cpu_us": None,
             "outcomes": [o.to_dict() for o in play_match(config, ["greedy"] * config.rules.players)]}
 
 
-def over_wire(label: str, config: MatchConfig, bots: list[BotManifest]) -> dict[str, Any]:
+def measured(bot: BotManifest, profile: bool, aio: bool = False) -> BotManifest:
+    """``bot`` (a Python SDK bot: ``python bot.py``) run under ``--as-bot``, which logs its CPU time."""
+    python, script = bot.command
+    env = dict(bot.env)
+    if profile:
+        env["SPITE_BENCH_PROFILE"] = "1"
+    if aio:
+        env["SPITE_BENCH_STREAM"] = "aio"
+    return BotManifest(name=bot.name, command=(python, str(Path(__file__).resolve()), "--as-bot",
+                                               str((bot.workdir / script).resolve())),
+                       workdir=bot.workdir, language=bot.language, env=env)
+
+
+def bot_cpu_seconds(logs: list[Path | None]) -> float | None:
+    """The CPU seconds the ``--as-bot`` wrapper logged, summed over the bots (None if any is missing)."""
+    total = 0.0
+    for log in logs:
+        lines = [line for line in (log.read_text(errors="replace").splitlines() if log and log.exists() else [])
+                 if line.startswith(BOT_CPU)]
+        if not lines:
+            return None
+        total += float(lines[-1].split()[3])
+    return total
+
+
+def over_wire(label: str, config: MatchConfig, bots: list[BotManifest], *,
+              profile_dir: Path | None = None) -> dict[str, Any]:
     for bot in {b.name: b for b in bots}.values():
         bot.run_build()
-    started = time.perf_counter()
-    result = asyncio.run(play_local_match(bots, config))
-    elapsed = time.perf_counter() - started
+    with tempfile.TemporaryDirectory(prefix="spite-bench-logs-") as scratch:
+        started = time.perf_counter()
+        result = asyncio.run(play_local_match(bots, config, log_dir=Path(scratch)))
+        elapsed = time.perf_counter() - started
+        cpu = bot_cpu_seconds(result.logs)
+        if profile_dir is not None:
+            profile_dir.mkdir(parents=True, exist_ok=True)
+            for log in result.logs:
+                if log is not None and log.exists():
+                    shutil.copy(log, profile_dir / f"{label.split(',')[-1].strip().replace(' ', '-')}-{log.name}")
     seats = [s.report for s in result.match.seats]
     times = [t for r in seats for t in r.decision_us]
     decisions = sum(r.decisions for r in seats)
@@ -81,6 +179,7 @@ def over_wire(label: str, config: MatchConfig, bots: list[BotManifest]) -> dict[
     faults = sum(r.timeouts + r.illegal_moves + r.malformed + r.crashes for r in seats)
     return {"variant": label, "decisions": decisions, "seconds": elapsed, "decisions_per_s": decisions / elapsed,
             "p50_us": percentile(times, 0.5), "p99_us": percentile(times, 0.99), "faults": faults,
+            "bot_cpu_us": None if cpu is None or not decisions else cpu / decisions * 1e6,
             "moves": sum(g["moves"] for g in summary["games"]),
             "endings": [g["outcome"]["ending"] for g in summary["games"]],
             "outcomes": [g["outcome"] for g in summary["games"]]}
@@ -94,6 +193,8 @@ def main() -> int:
     parser.add_argument("--bot", action="append", default=[], metavar="LABEL=MANIFEST",
                         help="also measure this bot manifest playing greedy against itself")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--profile", type=Path, metavar="DIR",
+                        help="run the Python SDK bots under cProfile and keep their logs (the profiles) in DIR")
     args = parser.parse_args()
     rules = parse_rules(args.rules)
     config = MatchConfig(rules, ["greedy"] * rules.players, TIME, args.games, args.seed, Policy.FORFEIT)
@@ -102,9 +203,14 @@ def main() -> int:
                        env={"SPITE_GREEDY_PLAN": "1"})
     stdio = BotManifest(name="stdio-greedy", command=(sys.executable, str(ROOT / "tests" / "bots" / "stdio_bot.py"),
                                                       "greedy"), workdir=ROOT, transport="stdio")
+    profile = args.profile is not None
     rows = [in_process(config),
-            over_wire("gRPC, Python SDK, one move per decision", config, [greedy] * rules.players),
-            over_wire("gRPC, Python SDK, plans", config, [plan] * rules.players),
+            over_wire("gRPC, Python SDK, one move per decision", config, [measured(greedy, profile)] * rules.players,
+                      profile_dir=args.profile),
+            over_wire("gRPC, Python SDK, plans", config, [measured(plan, profile)] * rules.players,
+                      profile_dir=args.profile),
+            over_wire("gRPC, Python SDK on grpc.aio, one move", config,
+                      [measured(greedy, profile, aio=True)] * rules.players, profile_dir=args.profile),
             over_wire("stdio, Python, JSON lines", config, [stdio] * rules.players)]
     for spec in args.bot:
         label, _, path = spec.partition("=")
@@ -129,19 +235,21 @@ def main() -> int:
     print("moves/s: game moves per wall second; round trips: decisions asked of the bots; "
           "ratio: moves/s over in process")
     print(f"{'variant':42} {'moves':>6} {'round trips':>11} {'moves/s':>8} {'ratio':>7} {'trips/s':>8} "
-          f"{'of echo':>7} {'p50 us':>7} {'p99 us':>7}  same games")
+          f"{'of echo':>7} {'p50 us':>7} {'p99 us':>7} {'bot CPU':>7}  same games")
     for row in rows:
         p50 = f"{row['p50_us']:.0f}" if row["p50_us"] is not None else "-"
         p99 = f"{row['p99_us']:.0f}" if row["p99_us"] is not None else "-"
         of_echo = f"{row['ratio_to_echo']:.0%}" if row["ratio_to_echo"] is not None else "-"
+        bot_cpu = f"{row['bot_cpu_us']:.0f}" if row["bot_cpu_us"] is not None else "-"
         print(f"{row['variant']:42} {row['moves']:6d} {row['decisions']:11d} {row['moves_per_s']:8.0f} "
-              f"{row['ratio_to_in_process']:7.4f} {row['decisions_per_s']:8.0f} {of_echo:>7} {p50:>7} {p99:>7}  "
-              f"{row['same_games_as_in_process']}")
+              f"{row['ratio_to_in_process']:7.4f} {row['decisions_per_s']:8.0f} {of_echo:>7} {p50:>7} {p99:>7} "
+              f"{bot_cpu:>7}  {row['same_games_as_in_process']}")
     for name, label in (("grpc", "limit: bare gRPC echo, Python"), ("pipe", "limit: bare JSON-lines pipe echo, Python")):
         limit = limits[name]
         print(f"{label:42} {'':6} {limit['round_trips']:11.0f} {'':8} {'':7} {limit['per_s']:8.0f} {'100%':>7} "
               f"{limit['p50_us']:7.0f} {limit['p99_us']:7.0f}")
-    print("trips/s: round trips per wall second; of echo: trips/s over the echo's (stdio over the pipe echo's)")
+    print("trips/s: round trips per wall second; of echo: trips/s over the echo's (stdio over the pipe echo's); "
+          "bot CPU: the bot processes' CPU us per decision (first GameStart to MatchOver)")
     return 0
 
 

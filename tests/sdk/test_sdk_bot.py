@@ -1,7 +1,10 @@
-"""Bot.run() against a real grpc.aio referee, the bot in a real subprocess."""
+"""Bot.run() against a real grpc.aio referee, the bot in a real subprocess: on its blocking
+stream (``spite_sdk.stream``) and, where a grpcio lacks that, on ``grpc.aio``, with the same
+results."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import textwrap
 from pathlib import Path
@@ -68,10 +71,23 @@ SCRIPT_BOT = textwrap.dedent('''
 ''')
 
 
-def write_bot(tmp_path: Path, source: str = SCRIPT_BOT) -> list[str]:
+STREAMS = ["blocking", "event loop"]
+NO_BLOCKING_STREAM = "import spite_sdk.stream\nspite_sdk.stream.supported = lambda channel: False\n"
+"""Prepended to a bot's source: run() then plays as on a grpcio without the blocking stream."""
+
+
+def write_bot(tmp_path: Path, source: str = SCRIPT_BOT, stream: str = "blocking") -> list[str]:
     path = tmp_path / "bot.py"
-    path.write_text(source)
+    path.write_text((NO_BLOCKING_STREAM if stream == "event loop" else "") + source)
     return [PYTHON, str(path)]
+
+
+def test_this_grpcio_has_the_blocking_stream() -> None:
+    """So the tests below that say "blocking" play on it."""
+    from spite_sdk import stream
+
+    with grpc.insecure_channel("127.0.0.1:1") as channel:
+        assert stream.supported(channel)
 
 
 RULES = rule_set()
@@ -113,11 +129,12 @@ async def whole_match(session: Session) -> None:
     assert await session.receive() is None
 
 
+@pytest.mark.parametrize("stream", STREAMS)
 @pytest.mark.parametrize("transport", ["tcp", "unix"])
-def test_a_whole_match_over_a_real_stream(tmp_path: Path, transport: str) -> None:
+def test_a_whole_match_over_a_real_stream(tmp_path: Path, transport: str, stream: str) -> None:
     env = {"SPITE_TOKEN": TOKEN} if transport == "tcp" else {"SPITE_TOKEN_FILE": str(tmp_path / "token")}
     (tmp_path / "token").write_text(TOKEN + "\n")
-    run = run_bot(write_bot(tmp_path), whole_match, transport=transport, env=env)
+    run = run_bot(write_bot(tmp_path, stream=stream), whole_match, transport=transport, env=env)
     assert run.returncode == 0, run.stderr
     session = run.session
 
@@ -163,8 +180,9 @@ async def refuse(session: Session) -> None:
     await session.context.abort(grpc.StatusCode.UNAUTHENTICATED, "unknown seat token")
 
 
-def test_a_refused_token_exits_non_zero_with_a_clear_line(tmp_path: Path) -> None:
-    run = run_bot(write_bot(tmp_path), refuse, env={"SPITE_TOKEN": "wrong"})
+@pytest.mark.parametrize("stream", STREAMS)
+def test_a_refused_token_exits_non_zero_with_a_clear_line(tmp_path: Path, stream: str) -> None:
+    run = run_bot(write_bot(tmp_path, stream=stream), refuse, env={"SPITE_TOKEN": "wrong"})
     assert run.returncode == 1
     assert run.session.hello is not None and run.session.hello.token == "wrong"
     assert run.stderr.strip().splitlines()[-1] == (
@@ -177,8 +195,9 @@ async def hang_up_after_welcome(session: Session) -> None:
     await session.send(welcome=referee_pb2.Welcome(seat=0, rules=convert.rules_to_proto(RULES), protocol_version=1))
 
 
-def test_a_stream_closed_before_match_over_is_an_error(tmp_path: Path) -> None:
-    run = run_bot(write_bot(tmp_path), hang_up_after_welcome, env={"SPITE_TOKEN": TOKEN})
+@pytest.mark.parametrize("stream", STREAMS)
+def test_a_stream_closed_before_match_over_is_an_error(tmp_path: Path, stream: str) -> None:
+    run = run_bot(write_bot(tmp_path, stream=stream), hang_up_after_welcome, env={"SPITE_TOKEN": TOKEN})
     assert run.returncode == 1
     assert "script: the referee closed the stream before the match was over" in run.stderr
 
@@ -189,9 +208,10 @@ async def one_decision(session: Session) -> None:
     await session.receive()
 
 
-def test_an_exception_in_decide_stops_the_bot_with_its_traceback(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stream", STREAMS)
+def test_an_exception_in_decide_stops_the_bot_with_its_traceback(tmp_path: Path, stream: str) -> None:
     source = "from spite_sdk import Bot\nclass Broken(Bot):\n    def decide(self, o):\n        return 1 / 0\nBroken().run()\n"
-    run = run_bot(write_bot(tmp_path, source), one_decision, env={"SPITE_TOKEN": TOKEN})
+    run = run_bot(write_bot(tmp_path, source, stream), one_decision, env={"SPITE_TOKEN": TOKEN})
     assert run.returncode == 1
     assert "ZeroDivisionError" in run.stderr
     assert "Broken: the bot raised an exception and stopped" in run.stderr
@@ -215,9 +235,24 @@ def test_no_token_is_a_configuration_error(tmp_path: Path) -> None:
     assert not run.referee.sessions
 
 
-def test_no_referee_is_reported_after_the_connect_timeout(tmp_path: Path) -> None:
-    run = run_bot(write_bot(tmp_path), never_called,
+@pytest.mark.parametrize("stream", STREAMS)
+def test_no_referee_is_reported_after_the_connect_timeout(tmp_path: Path, stream: str) -> None:
+    run = run_bot(write_bot(tmp_path, stream=stream), never_called,
                   env={"SPITE_TOKEN": TOKEN, "SPITE_ADDRESS": "unix:/nonexistent/referee.sock",
                        "SPITE_CONNECT_TIMEOUT": "0.5"})
     assert run.returncode == 1
     assert "script: cannot reach the referee at unix:/nonexistent/referee.sock (waited 0.5 s" in run.stderr
+
+
+async def whole_match_then_linger(session: Session) -> None:
+    await whole_match(session)
+    await asyncio.sleep(5)  # the stream stays open after the bot's half-close
+
+
+@pytest.mark.parametrize("stream", STREAMS)
+def test_a_stream_left_open_after_match_over_does_not_hold_the_bot(tmp_path: Path, stream: str) -> None:
+    """After MatchOver the bot half-closes and gives the referee a moment (2 s) to end the
+    stream; a referee that does not is not waited for."""
+    run = run_bot(write_bot(tmp_path, stream=stream), whole_match_then_linger, env={"SPITE_TOKEN": TOKEN})
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.splitlines()[-1]) == ["returned", "seat 1 won 1-0"]

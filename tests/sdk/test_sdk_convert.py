@@ -228,3 +228,21 @@ def test_every_sdk_enum_maps_to_the_proto_value_of_the_same_name() -> None:
     for number in (referee_pb2.POLICY_FORFEIT, referee_pb2.POLICY_SUBSTITUTE):
         policy = convert.welcome_from_proto(referee_pb2.Welcome(policy=number, rules=convert.rules_to_proto(rule_set()))).policy
         assert referee_pb2.Policy.Name(number) == f"POLICY_{policy.name}"
+
+
+@pytest.mark.parametrize("decision_id", [0, 1, 127, 128, 300_000, 2**63 + 5])
+def test_an_action_written_directly_is_the_message_protobuf_writes(decision_id: int) -> None:
+    """``session.action_bytes`` writes the usual answers (a move, an index) itself; every
+    answer's bytes are protobuf's for ``action_to_proto``'s Action, and what it refuses it still
+    refuses."""
+    from spite_sdk.session import action_bytes
+
+    moves = every_move()
+    choices: list[object] = [*moves, 0, 1, 127, 128, 2**32 - 1, -1, -len(moves), moves[:3], tuple(moves[5:6])]
+    for choice in choices:
+        for debug in ("", "why", "é" * 200):
+            expected = referee_pb2.BotMessage(action=convert.action_to_proto(decision_id, choice, debug, moves))
+            assert action_bytes(decision_id, choice, debug, moves) == expected.SerializeToString()
+    for nonsense in (2**32, -len(moves) - 1, True, None, "H:7>C0", [1, 2]):
+        with pytest.raises((TypeError, ValueError)):
+            action_bytes(decision_id, nonsense, "", moves)

@@ -30,28 +30,27 @@ Configuration comes from the environment (:mod:`spite_sdk.connection` lists it).
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import random
 import sys
-import time
+import threading
 import traceback
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar, Final
 
 import grpc
 import grpc.aio
 
-from spite.v1 import referee_pb2, referee_pb2_grpc
-
-from .connection import (DEFAULT_CONNECT_TIMEOUT, EXIT_CONFIG, EXIT_FAILED, EXIT_OK, MAX_NAME_BYTES, PROTOCOL_VERSION,
-                         STATUS_MEANINGS, TOKEN_METADATA_KEY, ConfigError, RefereeError, TlsSettings, channel_options,
-                         configure_logging, cut_utf8, env_seconds, logger, read_tls, read_token, tls_failure)
-from .convert import (action_result_from_proto, action_to_proto, event_from_proto, match_result_from_proto,
-                      observation_from_proto, outcome_from_proto, welcome_from_proto)
+from . import stream
+from .connection import (DEFAULT_CONNECT_TIMEOUT, EXIT_CONFIG, EXIT_FAILED, PROTOCOL_VERSION, STATUS_MEANINGS,
+                         TOKEN_METADATA_KEY, ConfigError, RefereeError, TlsSettings, blocking_tls_failure,
+                         channel_options, configure_logging, env_seconds, logger, read_tls, read_token, tls_failure)
+from .session import Session
 from .types import (ActionResult, Decision, DecisionContext, Event, MatchResult, Move, Observation, Outcome,
                     RuleSet, Welcome)
 
 __all__ = ["Bot", "RefereeError", "ConfigError", "PROTOCOL_VERSION"]
+
+PLAY_METHOD: Final = "/spite.v1.Referee/Play"
 
 
 class Bot:
@@ -206,7 +205,10 @@ class Bot:
             print(f"{self.display_name}: {error}", file=sys.stderr, flush=True)
             raise SystemExit(EXIT_CONFIG) from None
         try:
-            return asyncio.run(self.play(address, token, connect_timeout=connect_timeout, tls=tls))
+            result = self._play_blocking(address, token, connect_timeout=connect_timeout, tls=tls)
+            if result is None:  # this grpcio has no blocking stream: the event loop's
+                result = asyncio.run(self.play(address, token, connect_timeout=connect_timeout, tls=tls))
+            return result
         except RefereeError as error:
             print(f"{self.display_name}: {error}", file=sys.stderr, flush=True)
             raise SystemExit(EXIT_FAILED) from None
@@ -218,19 +220,58 @@ class Bot:
                   f"(the referee counts this as a crash)", file=sys.stderr, flush=True)
             raise SystemExit(EXIT_FAILED) from None
 
+    def _play_blocking(self, address: str, token: str, *, connect_timeout: float,
+                       tls: TlsSettings | None) -> MatchResult | None:
+        """Play on this thread over a :class:`~spite_sdk.stream.BlockingStream` (what ``run()``
+        does); None, having done nothing, where this grpcio cannot (``play()`` then does)."""
+        # One thread reads, decides and writes; no event loop. Measured on this 2-CPU machine
+        # (docs/performance.md, "The Python SDK's side of a decision"): against a bare echo about
+        # a third of grpc.aio's CPU per round trip, and less than the synchronous stub with its
+        # request-iterator thread; a greedy bot's CPU per decision about 40% less.
+        address = address.removeprefix("tls://").removeprefix("tls:")
+        options = channel_options(address)
+        if tls is None:
+            channel = grpc.insecure_channel(address, options=options)
+        else:
+            if tls.server_name:
+                options.append(("grpc.ssl_target_name_override", tls.server_name))
+            channel = grpc.secure_channel(address, tls.credentials(), options=options)
+        with channel:
+            if not stream.supported(channel):
+                return None
+            try:
+                grpc.channel_ready_future(channel).result(timeout=connect_timeout)
+            except grpc.FutureTimeoutError:
+                raise RefereeError(f"cannot reach the referee at {address} (waited {connect_timeout:g} s; is it "
+                                   f"running?{blocking_tls_failure(channel) if tls else ''})") from None
+            call = stream.BlockingStream(channel, PLAY_METHOD, ((TOKEN_METADATA_KEY, token),))
+            session = Session(self)
+            try:
+                answer: bytes | None = session.hello(token)
+                while True:
+                    message = call.exchange(answer)
+                    if message is None:
+                        return session.ended(call.code, call.details)
+                    answer = session.receive(message)
+                    if session.over is not None:
+                        # Give the referee a moment to close the stream itself after MatchOver.
+                        timer = threading.Timer(2.0, call.cancel)
+                        timer.start()
+                        call.close()
+                        timer.cancel()
+                        return session.over
+            except BaseException:
+                call.cancel()
+                raise
+
     async def play(self, address: str, token: str, *, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
                    tls: TlsSettings | None = None) -> MatchResult:
         """Play one match on the running event loop; raises :class:`RefereeError`.
         ``tls`` None connects in plaintext.
 
-        For embedding (tests, notebooks); a bot process uses :meth:`run`.
+        For embedding (tests, notebooks, several games at once); a bot process uses :meth:`run`,
+        which plays the same session on its own thread with less overhead.
         """
-        # grpc.aio, reading and writing on one event loop, and decide() called inline.
-        # Measured against a grpc.aio echo referee on this 2-CPU machine (3000 decisions,
-        # median of 10 runs, TCP/unix): aio 567/547 us p50, a sync stub fed by a request
-        # queue 587/568 us, aio with decide() in an executor 720/688 us. The sync stub needs a
-        # thread to drain the queue and hands each action across threads; aio does neither
-        # and turns every failure into one AioRpcError at the read or write that met it.
         address = address.removeprefix("tls://").removeprefix("tls:")
         options = channel_options(address)
         if tls is None:
@@ -245,8 +286,8 @@ class Bot:
             except asyncio.TimeoutError:
                 raise RefereeError(f"cannot reach the referee at {address} (waited {connect_timeout:g} s; is it "
                                    f"running?{await tls_failure(channel) if tls else ''})") from None
-            call = referee_pb2_grpc.RefereeStub(channel).Play(  # type: ignore[no-untyped-call]
-                metadata=((TOKEN_METADATA_KEY, token),))
+            # bytes both ways: the session reads and writes the messages itself
+            call = channel.stream_stream(PLAY_METHOD)(metadata=((TOKEN_METADATA_KEY, token),))
             try:
                 return await self._session(call, token)
             except grpc.aio.AioRpcError as error:
@@ -261,100 +302,20 @@ class Bot:
                                    code, details) from None
 
     async def _session(self, call: Any, token: str) -> MatchResult:
-        name = self.display_name
-        await call.write(referee_pb2.BotMessage(hello=referee_pb2.Hello(
-            token=token, name=cut_utf8(name, MAX_NAME_BYTES), version=cut_utf8(str(self.version), MAX_NAME_BYTES),
-            protocol_version=PROTOCOL_VERSION, warm=bool(self.warm), compact=bool(self.compact))))
-        debug = logger.isEnabledFor(logging.DEBUG)
-        rules: RuleSet | None = None
-        played: MatchResult | None = None  # on a warm stream, the last match's result
-        compact = False  # the session is compact: GameStart says so
-        dealt = 0  # events of GameStart's observation that the game's first decision repeats
-        monotonic = time.monotonic
-        BotMessage = referee_pb2.BotMessage
+        session = Session(self)
+        await call.write(session.hello(token))
         while True:
             message = await call.read()
             if message is grpc.aio.EOF:
                 code = await call.code()
-                if played is not None and code == grpc.StatusCode.OK:
-                    return played  # a warm stream's end: no next match
-                if code != grpc.StatusCode.OK:
-                    raise RefereeError(STATUS_MEANINGS.get(code, "the referee ended the stream with an error"),
-                                       code, await call.details())
-                raise RefereeError("the referee closed the stream before the match was over")
-            received = monotonic()
-            kind = message.WhichOneof("body")
-            if kind == "decision":
-                request = message.decision
-                if rules is None:
-                    raise RefereeError("protocol error: a DecisionRequest came before Welcome")
-                self.game_number = request.game_number
-                self.decision = DecisionContext(request.decision_id, request.game_number, received,
-                                                received + request.deadline_ms / 1000, request.bank_ms / 1000)
-                observation = observation_from_proto(request.observation, rules, request.packed_legal_moves)
-                if compact and len(observation.events) > dealt:
-                    # the game's first decision repeats the deal, which GameStart showed
-                    self.on_events(observation.events[dealt:])
-                dealt = 0
-                choice: Any = self.decide(observation)
-                note = ""
-                if isinstance(choice, Decision):
-                    choice, note = choice.choice, choice.debug
-                action = action_to_proto(request.decision_id, choice, note, observation.legal_moves)
-                await call.write(BotMessage(action=action))
-                if debug:
-                    logger.debug("decision %d: %s in %.0f us", request.decision_id, _describe(choice, observation),
-                                 (monotonic() - received) * 1e6)
-            elif kind == "result":
-                result = action_result_from_proto(message.result)
-                if debug and result.dropped:
-                    logger.debug("decision %d: %d plan moves dropped", result.decision_id, result.dropped)
-                self.on_result(result)
-            elif kind == "events":
-                self.on_events(tuple([event_from_proto(e) for e in message.events.events]))
-            elif kind == "game_start":
-                if rules is None:
-                    raise RefereeError("protocol error: GameStart came before Welcome")
-                start = message.game_start
-                self.game_number = start.game_number
-                if start.warm:
-                    self.playing_warm, self._match_seed = True, start.bot_seed
-                compact = self.playing_compact = start.compact
-                logger.info("game %d starts, seat %d moves first", start.game_number, start.first_seat)
-                dealt = len(start.observation.events)
-                self.on_game_start(start.game_number, observation_from_proto(start.observation, rules))
-            elif kind == "game_over":
-                outcome = outcome_from_proto(message.game_over.outcome)
-                logger.info("game %d over: %s", message.game_over.game_number, outcome.reason)
-                self.on_game_over(message.game_over.game_number, outcome)
-            elif kind == "welcome":
-                welcome = welcome_from_proto(message.welcome)
-                if welcome.protocol_version not in (0, PROTOCOL_VERSION):
-                    logger.warning("the referee speaks protocol %d, this SDK %d",
-                                   welcome.protocol_version, PROTOCOL_VERSION)
-                self.welcome, rules = welcome, welcome.rules
-                # a warm stream's next match starts afresh (the rng too, even with the same bot seed)
-                self.decision, self.game_number, self._rng_key, played = None, 0, None, None
-                logger.info("seat %d of match %s: %s, %d game(s)", welcome.seat, welcome.match_id,
-                            welcome.rules.name, welcome.games)
-                self.on_welcome(welcome)
-            elif kind == "match_over":
-                match_result = match_result_from_proto(message.match_over)
-                logger.info("match over: %s", match_result.reason)
-                self.on_match_over(match_result)
-                if self.playing_warm:
-                    played = match_result  # the next Welcome, or the stream's end
-                    continue
+                return session.ended(code, await call.details() if code != grpc.StatusCode.OK else "")
+            answer = session.receive(message)
+            if answer is not None:
+                await call.write(answer)
+            elif session.over is not None:
                 await call.done_writing()
                 await _wait_closed(call)
-                return match_result
-            elif kind == "refusal":  # the stdio transport's form of a refused stream
-                refusal = message.refusal
-                code = getattr(grpc.StatusCode, refusal.code, None)
-                raise RefereeError(STATUS_MEANINGS.get(code, "the referee refused the seat"),
-                                   code, refusal.message)
-            else:
-                logger.warning("ignoring a message this SDK does not know (a newer referee?)")
+                return session.over
 
 
 async def _wait_closed(call: Any) -> None:
@@ -363,12 +324,3 @@ async def _wait_closed(call: Any) -> None:
         await asyncio.wait_for(call.code(), 2.0)
     except asyncio.TimeoutError:
         logger.debug("the referee kept the stream open after MatchOver; closing it")
-
-
-def _describe(choice: Any, observation: Observation) -> str:
-    if isinstance(choice, int):
-        moves: Sequence[Any] = observation.legal_moves
-        return f"#{choice} ({moves[choice]})" if -len(moves) <= choice < len(moves) else f"#{choice}"
-    if isinstance(choice, (list, tuple)) and not hasattr(choice, "kind"):
-        return "plan " + " ".join(map(str, choice))
-    return str(choice)

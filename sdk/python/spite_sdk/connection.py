@@ -191,9 +191,22 @@ async def tls_failure(channel: grpc.aio.Channel) -> str:
     try:
         await channel.unary_unary("/spite.v1.Referee/GetMatch")(b"", timeout=2.0)
     except grpc.aio.AioRpcError as error:
-        return (f" TLS: {error.details()}; check SPITE_TLS_CA (the CA that signed the referee's certificate), "
-                "SPITE_TLS_SERVER_NAME, and for mutual TLS SPITE_TLS_CERT/SPITE_TLS_KEY")
+        return _tls_hint(error.details())
     return ""
+
+
+def blocking_tls_failure(channel: grpc.Channel) -> str:
+    """:func:`tls_failure` on a blocking channel."""
+    try:
+        channel.unary_unary("/spite.v1.Referee/GetMatch")(b"", timeout=2.0)
+    except grpc.RpcError as error:
+        return _tls_hint(error.details())
+    return ""
+
+
+def _tls_hint(details: str | None) -> str:
+    return (f" TLS: {details}; check SPITE_TLS_CA (the CA that signed the referee's certificate), "
+            "SPITE_TLS_SERVER_NAME, and for mutual TLS SPITE_TLS_CERT/SPITE_TLS_KEY")
 
 
 def env_seconds(name: str, default: float) -> float:

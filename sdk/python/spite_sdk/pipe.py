@@ -58,9 +58,9 @@ def stdio_requested() -> bool:
 
 class PipeCall:
     """A ``Play`` stream over two pipe descriptors, shaped like ``grpc.aio``'s stream call as far
-    as ``Bot._session`` uses it: ``write``, ``read`` (a ``RefereeMessage``, or ``grpc.aio.EOF``
-    when the referee closes the pipe), ``code`` (``OK`` once the stream has ended), ``details``
-    and ``done_writing``.
+    as ``Bot._session`` uses it, bytes both ways: ``write`` (a ``BotMessage``'s bytes), ``read``
+    (a ``RefereeMessage``'s bytes, or ``grpc.aio.EOF`` when the referee closes the pipe), ``code``
+    (``OK`` once the stream has ended), ``details`` and ``done_writing``.
 
     Reads and writes block: the session is the process's only work, and a blocking ``read(2)``
     is one system call where the event loop would add a poll and a wake-up per message."""
@@ -85,10 +85,10 @@ class PipeCall:
         os.close(null)
         return cls(frames_in, frames_out)
 
-    async def write(self, message: referee_pb2.BotMessage) -> None:
+    async def write(self, message: bytes | referee_pb2.BotMessage) -> None:
         if self._out is None:
             raise RefereeError("the bot wrote after it had closed its stdout")
-        body = message.SerializeToString()
+        body = message if isinstance(message, bytes) else message.SerializeToString()
         frame = memoryview(varint(len(body)) + body)
         try:
             while frame:
@@ -97,13 +97,10 @@ class PipeCall:
             raise RefereeError("the referee stopped reading the bot's stdout (its session is over)") from None
 
     async def read(self) -> Any:
+        """The next frame's bytes (the session parses them: bytes that are no RefereeMessage
+        are a RefereeError there), or ``grpc.aio.EOF``."""
         frame = self._next_frame(block=True)
-        if frame is None:
-            return grpc.aio.EOF
-        try:
-            return referee_pb2.RefereeMessage.FromString(frame)
-        except Exception as error:  # DecodeError: bytes that are no RefereeMessage
-            raise RefereeError(f"the referee sent a frame that is not a RefereeMessage ({error})") from None
+        return grpc.aio.EOF if frame is None else frame
 
     async def code(self) -> grpc.StatusCode:
         """``OK`` once the referee has closed the pipe; frames before that (none are expected)
