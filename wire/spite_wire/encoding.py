@@ -68,7 +68,7 @@ def _uint(key: int, value: int) -> bytes:
     return bytes((key, value)) if 0 < value < 128 else bytes((key,)) + varint(value)
 
 
-class _Memo(dict):  # type: ignore[type-arg]
+class _Memo(dict[Any, bytes]):
     """A field's bytes by its value, written on a miss by ``write(key, value)``: from one
     decision to the next most turns, counts, hands, piles, stocks and events are the same, and
     a dict lookup costs a fraction of writing them. Emptied when it holds ``LIMIT`` values, so
