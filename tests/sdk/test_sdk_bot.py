@@ -90,6 +90,15 @@ def test_this_grpcio_has_the_blocking_stream() -> None:
         assert stream.supported(channel)
 
 
+def test_spite_blocking_stream_0_turns_the_blocking_stream_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The way out should a grpcio release change the private call it drives."""
+    from spite_sdk import stream
+
+    monkeypatch.setenv("SPITE_BLOCKING_STREAM", "0")
+    with grpc.insecure_channel("127.0.0.1:1") as channel:
+        assert not stream.supported(channel)
+
+
 RULES = rule_set()
 
 

@@ -20,6 +20,7 @@ before. A stream is used by one thread; :meth:`BlockingStream.cancel` may come f
 
 from __future__ import annotations
 
+import os
 from typing import Any, Final, Sequence
 
 import grpc
@@ -36,8 +37,17 @@ _NEEDED: Final = ("SendInitialMetadataOperation", "SendMessageOperation", "Recei
                   "SendCloseFromClientOperation", "OperationType", "PropagationConstants", "build_census_context")
 
 
+OFF_VARIABLE: Final = "SPITE_BLOCKING_STREAM"
+"""``SPITE_BLOCKING_STREAM=0`` makes :meth:`Bot.run` play on ``grpc.aio`` even where this
+grpcio has the blocking stream: the way out should a grpcio release change the private call
+this module drives in a way :func:`supported` cannot see."""
+
+
 def supported(channel: grpc.Channel) -> bool:
-    """Whether this grpcio offers what :class:`BlockingStream` needs on ``channel``."""
+    """Whether this grpcio offers what :class:`BlockingStream` needs on ``channel`` (and
+    ``SPITE_BLOCKING_STREAM`` does not say 0)."""
+    if os.environ.get(OFF_VARIABLE, "").strip() == "0":
+        return False
     core = getattr(channel, "_channel", None)
     return (_cygrpc is not None and all(hasattr(_cygrpc, name) for name in _NEEDED)
             and callable(getattr(core, "segregated_call", None)))
