@@ -27,7 +27,7 @@ from itertools import chain
 from typing import NamedTuple
 
 from .cards import Card
-from .moves import Move
+from .moves import LegalMoves, Move
 from .outcome import Event, EventKind, Outcome
 from .ruleset import RuleSet
 from .state import GameState
@@ -70,7 +70,8 @@ class Observation(NamedTuple):
     events: tuple[Event, ...]
     """What happened since this seat's previous decision (its own last move included), redacted."""
     legal_moves: tuple[Move, ...]
-    """The observer's legal moves when it is to move, else empty."""
+    """The observer's legal moves when it is to move, else empty; from ``observe``, a
+    :class:`LegalMoves` (the engine's order)."""
     outcome: Outcome | None = None
     """The game's result once it is over (the referee sends it in GameOver instead)."""
 
@@ -150,6 +151,6 @@ def _build(state: GameState, seat: int | None) -> Observation:
         len(state.draw_pile),
         len(state.set_aside),
         () if seat is None else tuple(visible_events(state, seat, state.cursors[seat])),
-        tuple(state.legal_moves()) if seat == to_move and state.outcome is None else (),
+        _new(LegalMoves, state.legal_moves()) if seat == to_move and state.outcome is None else (),
         state.outcome,
     ))
