@@ -13,7 +13,7 @@ implements.
 """
 
 from .cards import ACE, JACK, JOKER, KING, QUEEN, Card, card_name, parse_card
-from .moves import (IllegalMoveError, MalformedMoveError, Move, MoveError, MoveKind, PASS_MOVE, Source,
+from .moves import (IllegalMoveError, LegalMoves, MalformedMoveError, Move, MoveError, MoveKind, PASS_MOVE, Source,
                     make_move)
 from .observation import Observation, StockView, observe, observe_public, visible_events
 from .outcome import Ending, Event, EventKind, Outcome
@@ -24,7 +24,8 @@ from .state import GameState
 
 __all__ = [
     "ACE", "JACK", "JOKER", "KING", "QUEEN", "Card", "card_name", "parse_card",
-    "IllegalMoveError", "MalformedMoveError", "Move", "MoveError", "MoveKind", "PASS_MOVE", "Source", "make_move",
+    "IllegalMoveError", "LegalMoves", "MalformedMoveError", "Move", "MoveError", "MoveKind", "PASS_MOVE", "Source",
+    "make_move",
     "Observation", "StockView", "observe", "observe_public", "visible_events",
     "Ending", "Event", "EventKind", "Outcome",
     "GameRecord", "ReplayMismatch", "replay",

@@ -108,6 +108,20 @@ PLAY_FROM_DISCARD: Final = [[[Move(MoveKind.PLAY, Source.DISCARD_PILE, i, c, t) 
 DISCARD_FROM_HAND: Final = [[Move(MoveKind.DISCARD, Source.HAND, 0, c, t) for t in _PILES] for c in _CARDS]
 
 
+class LegalMoves(tuple[Move, ...]):
+    """A tuple of legal moves in the engine's order (``GameState.legal_moves``): the plays
+    from the stock, then from the hand by rank, then from the discard piles by pile, each
+    card's by centre pile; then the discards by rank, each rank's by discard pile; or, when
+    there is no discard, pass last. ``observe`` hands its legal moves out as one.
+
+    It equals the plain tuple of the same moves. Its type is the promise of that order, so a
+    policy may rely on it (``spite_sdk.policies.greedy_move`` does: it reads the plays from
+    the front and the discards from the back instead of every move); any other sequence of
+    moves, reordered or rebuilt, is a plain tuple or list and makes no such promise."""
+
+    __slots__ = ()
+
+
 class MovesByMask(dict[int, tuple[Move, ...]]):
     """One row of an interned table by a bit mask of target piles: ``row_moves[0b101]`` is
     the tuple of the row's moves to piles 0 and 2, in pile order, built on first use."""

@@ -221,11 +221,10 @@ class GameState:
         if self.outcome is not None:
             return []
         seat = self.to_move
-        fits = self._fits()
-        moves: list[Move] = []
+        # _fits()'s memo looked up here: a method call costs as much as the lookup, every decision.
+        fits = self._fits_memo.get(tuple(map(len, self.centre))) or self._fits()
         stock = self.stocks[self._stock_of[seat]]
-        if stock and (mask := fits[stock[-1]]):
-            moves += PLAYS_FROM_STOCK[stock[-1]][mask]
+        moves: list[Move] = list(PLAYS_FROM_STOCK[stock[-1]][fits[stock[-1]]]) if stock else []
         hand_ranks = sorted(set(self.hands[seat]))
         for card in hand_ranks:
             if mask := fits[card]:
@@ -447,9 +446,16 @@ class GameState:
         need = self.rules.hand_size - len(hand)
         if need <= 0:
             return 0
-        total = need
-        drawn: list[Card] = []
         draw_pile = self.draw_pile
+        if need <= len(draw_pile):
+            # The usual case (the draw pile holds enough): the loop below in one step.
+            drawn = draw_pile[-need:][::-1]
+            del draw_pile[-need:]
+            hand += drawn
+            self.log.append(_new(Event, (_DRAW, seat, None, tuple(drawn), need, -1)))
+            return need
+        total = need
+        drawn = []
         while need:
             if not draw_pile:
                 if not self.set_aside:
@@ -502,7 +508,7 @@ class GameState:
         if self.outcome is not None:
             self.turn_stuck = False
             return
-        fits = self._fits()
+        fits = self._fits_memo.get(tuple(map(len, self.centre))) or self._fits()
         hand = self.hands[seat]
         self.turn_stuck = not self._has_play(fits) and (
             (not self.draw_pile and not self.set_aside) or not (hand and self._discardable(hand, fits)))

@@ -11,14 +11,13 @@ HAND=0, STOCK=1, DISCARD_PILE=2.
 from __future__ import annotations
 
 import random
-from operator import attrgetter
 from typing import Sequence
 
-from spite_engine import Move, Observation
+from spite_engine import KING, PASS_MOVE, LegalMoves, Move, Observation, make_move
+from spite_engine.ruleset import MAX_PILES
 
 PLAY, DISCARD, PASS = 0, 1, 2
 HAND, STOCK, DISCARD_PILE = 0, 1, 2
-_CARD = attrgetter("card")
 
 
 def wild_ranks(observation: Observation) -> frozenset[int]:
@@ -38,55 +37,98 @@ def greedy_move(observation: Observation) -> Move:
     than pass."""
     moves: Sequence[Move] = observation.legal_moves
     wild = observation.rules.wild_ranks
-    # One pass, keeping the first move of each kind in list order (as the rule above reads)
-    # and collecting the discards; then the discards' cards as a set (one C-level pass) give
-    # the card to discard, and a last pass looks at the discards of that card only.
-    first_play: Move | None = None
-    hand_play: Move | None = None
-    pile_play: Move | None = None
-    discards: list[Move] = []
-    for m in moves:
-        kind = m.kind
-        if kind == DISCARD:
-            discards.append(m)
-        elif kind == PLAY:
-            source = m.source
-            if source == STOCK:
-                return m
-            if first_play is None:
-                first_play = m
-            if m.card not in wild:
-                if source == HAND:
-                    if hand_play is None:
-                        hand_play = m
-                elif source == DISCARD_PILE and pile_play is None:
-                    pile_play = m
-    if hand_play is not None:
-        return hand_play
-    if pile_play is not None:
-        return pile_play
-    if discards:
-        cards = set(map(_CARD, discards))
-        naturals = cards.difference(wild)
-        card = max(naturals) if naturals else max(cards)
-        piles = observation.discard_piles[observation.seat]
-        best: Move | None = None
-        best_fit = (3, 0)
-        for m in discards:  # the first move with the smallest fit
-            if m.card != card:
-                continue
-            target = m.target
-            pile = piles[target]
-            if not pile:
-                fit = (0, target)
-            else:
-                gap = pile[-1] - card
-                fit = (1 if gap >= 0 else 2, abs(gap) * 10 + target)
+    if type(moves) is not LegalMoves:
+        return _greedy_any_order(observation, moves, wild)
+    # In the engine's order (see LegalMoves) the rule reads few moves: the plays from the
+    # front (the stock's come first, the hand's before the discard piles'), the discards
+    # from the back (by rank: the highest natural card's are the last but the wilds').
+    first_play = None
+    for move in moves:
+        if move.kind != PLAY:
+            break
+        if move.source == STOCK or move.card not in wild:
+            return move
+        if first_play is None:
+            first_play = move
+    last = len(moves) - 1
+    if moves[last].kind != DISCARD:  # pass: there is no discard
+        return first_play if first_play is not None else moves[0]
+    end = last
+    while moves[end].card in wild:
+        end -= 1
+        if moves[end].kind != DISCARD:  # only wilds to discard: the highest
+            end = last
+            break
+    card = moves[end].card
+    piles = observation.discard_piles[observation.seat]
+    best = moves[end]
+    best_fit = _NO_FIT
+    for index in range(end, -1, -1):
+        move = moves[index]
+        if move.card != card or move.kind != DISCARD:
+            break
+        fit = _fit(piles[move.target], card, move.target)
+        if fit < best_fit:
+            best, best_fit = move, fit
+    return best
+
+
+def _greedy_any_order(observation: Observation, moves: Sequence[Move], wild: frozenset[int]) -> Move:
+    """:func:`greedy_move` on moves in any order: the rule ranks every move but a discard's
+    target (see _greedy_order), and ``min`` keeps the first of equal ranks, as the rule reads
+    the list; then the discards of the chosen card are compared by their piles."""
+    order = _ORDERS.get(wild)
+    if order is None:
+        order = _ORDERS[wild] = _greedy_order(frozenset(wild))
+    try:
+        best = min(moves, key=order.__getitem__)
+    except (KeyError, TypeError):
+        # Moves that are not the engine's values (no hash, as the stdio test bot's, or not
+        # equal to one): choose among their values, answer with the caller's own object.
+        values = [make_move(m.kind, m.source, m.index, m.card, m.target) for m in moves]
+        return moves[values.index(_greedy_any_order(observation, values, wild))]
+    if best.kind != DISCARD:
+        return best
+    piles = observation.discard_piles[observation.seat]
+    best_fit = _NO_FIT
+    for move in moves:
+        if move.kind == DISCARD and move.card == best.card:
+            fit = _fit(piles[move.target], move.card, move.target)
             if fit < best_fit:
-                best, best_fit = m, fit
-        if best is not None:
-            return best
-    return first_play if first_play is not None else moves[0]
+                best, best_fit = move, fit
+    return best
+
+
+_NO_FIT = 3000
+
+
+def _fit(pile: Sequence[int], card: int, target: int) -> int:
+    """How well ``card`` goes on discard pile ``target`` (lower is better): an empty pile;
+    else a top closest above the card; else closest below; ties to the lower pile."""
+    if not pile:
+        return target
+    gap = pile[-1] - card
+    return (1000 if gap >= 0 else 2000) + abs(gap) * 10 + target
+
+
+def _greedy_order(wild: frozenset[int]) -> dict[Move, int]:
+    """Every move's rank under :func:`greedy_move`'s rule, lowest first: a stock play; a
+    natural card from the hand; a natural discard top; a discard, by card (naturals first,
+    high first); a wild from the hand or a discard pile; pass."""
+    order: dict[Move, int] = {PASS_MOVE: 100}
+    for card in range(KING + 1):
+        natural = card not in wild
+        for target in range(MAX_PILES):
+            order[make_move(PLAY, STOCK, 0, card, target)] = 0
+            order[make_move(PLAY, HAND, 0, card, target)] = 1 if natural else 90
+            for index in range(MAX_PILES):
+                order[make_move(PLAY, DISCARD_PILE, index, card, target)] = 2 if natural else 90
+            order[make_move(DISCARD, HAND, 0, card, target)] = (10 if natural else 50) + KING - card
+    return order
+
+
+_ORDERS: dict[frozenset[int], dict[Move, int]] = {}
+""":func:`_greedy_order` per set of wild ranks, built on first use."""
 
 
 def naive_move(observation: Observation, rng: random.Random) -> Move:
