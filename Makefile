@@ -36,7 +36,7 @@ bench-rules: setup
 	$(PY) bench/rules_speed.py
 
 bench-tournament: setup
-	$(PY) bench/tournament_speed.py
+	$(PY) bench/tournament_speed.py --rounds 40 --parallel 2 --transport stdio-protobuf grpc
 
 bench-transport: setup
 	$(PY) bench/transport_speed.py

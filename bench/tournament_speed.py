@@ -6,14 +6,15 @@
 A fixed league (greedy, random and naive; standard rules; master seed 7; ``--rounds`` rounds
 of duplicate deals: 6 matches of one game per round) is run by the real tournament runner
 into a fresh results store, once per ``--parallel`` value: worker processes, bot processes,
-gRPC handshakes, store writes and ratings all included. Then the same schedule (same
+handshakes, store writes and ratings all included. Then the same schedule (same
 seeds, same bot seeds) is played in process by ``tournaments/inprocess.py``: the rules engine
 and the bots' policies with no processes and no wire, the ceiling for these bots. The
 in-process outcomes are checked against the runner's, game by game. ``--reuse`` runs the league
 with warm bot processes (the default) and with one process per match (``never``), each
-``--parallel`` value with each. ``--transport grpc stdio-protobuf`` plays the league also with
-temporary copies of the sample bots whose manifests say ``transport = "stdio"``,
-``stdio_format = "protobuf"``.
+``--parallel`` value with each. ``--transport`` names the bots' transports to play it with:
+``stdio-protobuf`` (the default, as the sample bots' manifests say: the referee's pipes,
+protobuf frames) and ``grpc`` (the bots dial the referee), each through temporary copies of
+the sample bots' manifests.
 """
 
 from __future__ import annotations
@@ -65,18 +66,16 @@ TRANSPORTS = {"grpc": 'transport = "grpc"\n', "stdio-protobuf": 'transport = "st
 
 
 def league_bots(directory: Path, transport: str) -> list[str]:
-    """The league's bots: the sample bots as they are for ``grpc``; otherwise temporary copies
-    of them whose manifests say ``transport`` (the sample bots' own manifests are left alone)."""
-    names = ["greedy", "random", "naive"]
-    if transport == "grpc":
-        return names
+    """The league's bots: temporary copies of the sample bots whose manifests say ``transport``
+    (the sample bots' own manifests, on stdio protobuf frames, are left alone)."""
     bots = []
-    for name in names:
+    for name in ["greedy", "random", "naive"]:
         folder = directory / transport / name
         shutil.copytree(ROOT / "sample_bots" / name, folder, ignore=shutil.ignore_patterns("__pycache__"),
                         dirs_exist_ok=True)
         manifest = folder / "bot.toml"
-        lines = [line for line in manifest.read_text().splitlines() if not line.startswith("transport")]
+        lines = [line for line in manifest.read_text().splitlines()
+                 if not line.startswith(("transport", "stdio_format"))]
         manifest.write_text("\n".join(lines) + "\n" + TRANSPORTS[transport])
         bots.append(str(manifest))
     return bots
@@ -126,9 +125,9 @@ def main() -> None:
     parser.add_argument("--parallel", type=int, nargs="+", default=[1, 2], help="parallel matches to measure")
     parser.add_argument("--reuse", nargs="+", choices=["warm", "never"], default=["warm"],
                         help="bot process reuse to measure (default: warm)")
-    parser.add_argument("--transport", nargs="+", choices=list(TRANSPORTS), default=["grpc"],
-                        help="the bots' transport to measure: the sample bots' manifests (grpc), or temporary "
-                             "copies of them on stdio protobuf frames (default: grpc)")
+    parser.add_argument("--transport", nargs="+", choices=list(TRANSPORTS), default=["stdio-protobuf"],
+                        help="the bots' transports to measure: stdio protobuf frames (the sample bots' manifests; "
+                             "default) and/or grpc")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     machine = {"date": dt.date.today().isoformat(), "nproc": os.cpu_count(), "cpu": cpu_model(),

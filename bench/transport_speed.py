@@ -8,15 +8,19 @@
 (b) the same games through a real referee (Unix socket) with bot processes on the
     Python SDK, one decision per round trip;
 (c) the same with a plan-sending greedy bot (each turn's plays sent as one plan);
-(d) the stdio transport (a Python bot speaking JSON lines), and any extra bot
-    manifests given with ``--bot NAME=MANIFEST`` (e.g. a Go or Rust greedy bot);
+(d) the stdio transport: the Python SDK on protobuf frames (as the sample bots' manifests
+    say) and a Python bot speaking JSON lines; and any extra bot manifests given with
+    ``--bot NAME=MANIFEST`` (e.g. a Go or Rust greedy bot);
 and the limits, in the same run (``bench/echo.py``): a bare gRPC bidi echo and a bare
 JSON-lines pipe echo between two Python processes, one message each way per round trip,
 the reply a decision's size (read by the client, as a bot reads it), nothing else.
 
 Round trip = from the referee sending a DecisionRequest to it receiving the Action
 (the bot's own thinking included; greedy thinks for microseconds). Every variant
-plays the same seeds; the games themselves must agree, which the script checks.
+plays the same seeds; the games themselves must agree, which the script checks. "trips/s"
+counts the whole match's wall time, bot start-up included; "in play" (the SDK rows) only
+the time from the first GameStart to MatchOver as the bots logged it, which is what the
+echoes (no start-up) compare with.
 
 Bot CPU per decision (the Python SDK rows): each greedy bot process runs under this script's
 ``--as-bot`` wrapper, which reads the process's CPU time (``time.process_time()``: every
@@ -44,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 BOT_CPU = "bench: bot CPU"
+BOT_WALL = "bench: bot wall"
 
 
 def run_as_bot(script: str) -> None:
@@ -71,10 +76,12 @@ def run_as_bot(script: str) -> None:
 
     def on_game_start(self: Any, game_number: int, observation: Any) -> None:
         marks.setdefault("start", time.process_time())
+        marks.setdefault("wall", time.perf_counter())
         game_start(self, game_number, observation)
 
     def on_match_over(self: Any, result: Any) -> None:
         print(f"{BOT_CPU} {time.process_time() - marks.get('start', 0.0):.6f} s", file=sys.stderr, flush=True)
+        print(f"{BOT_WALL} {time.perf_counter() - marks.get('wall', 0.0):.6f} s", file=sys.stderr, flush=True)
         if profiler is not None:  # now: the referee may stop the process once the match is over
             import pstats
 
@@ -143,19 +150,20 @@ def measured(bot: BotManifest, profile: bool, aio: bool = False) -> BotManifest:
         env["SPITE_BENCH_STREAM"] = "aio"
     return BotManifest(name=bot.name, command=(python, str(Path(__file__).resolve()), "--as-bot",
                                                str((bot.workdir / script).resolve())),
-                       workdir=bot.workdir, language=bot.language, env=env)
+                       workdir=bot.workdir, language=bot.language, env=env, transport=bot.transport,
+                       stdio_format=bot.stdio_format)
 
 
-def bot_cpu_seconds(logs: list[Path | None]) -> float | None:
-    """The CPU seconds the ``--as-bot`` wrapper logged, summed over the bots (None if any is missing)."""
-    total = 0.0
+def logged_seconds(logs: list[Path | None], mark: str) -> list[float] | None:
+    """The seconds the ``--as-bot`` wrapper logged under ``mark``, one per bot (None if any is missing)."""
+    values = []
     for log in logs:
         lines = [line for line in (log.read_text(errors="replace").splitlines() if log and log.exists() else [])
-                 if line.startswith(BOT_CPU)]
+                 if line.startswith(mark)]
         if not lines:
             return None
-        total += float(lines[-1].split()[3])
-    return total
+        values.append(float(lines[-1].split()[3]))
+    return values
 
 
 def over_wire(label: str, config: MatchConfig, bots: list[BotManifest], *,
@@ -166,7 +174,7 @@ def over_wire(label: str, config: MatchConfig, bots: list[BotManifest], *,
         started = time.perf_counter()
         result = asyncio.run(play_local_match(bots, config, log_dir=Path(scratch)))
         elapsed = time.perf_counter() - started
-        cpu = bot_cpu_seconds(result.logs)
+        cpu, walls = logged_seconds(result.logs, BOT_CPU), logged_seconds(result.logs, BOT_WALL)
         if profile_dir is not None:
             profile_dir.mkdir(parents=True, exist_ok=True)
             for log in result.logs:
@@ -179,7 +187,9 @@ def over_wire(label: str, config: MatchConfig, bots: list[BotManifest], *,
     faults = sum(r.timeouts + r.illegal_moves + r.malformed + r.crashes for r in seats)
     return {"variant": label, "decisions": decisions, "seconds": elapsed, "decisions_per_s": decisions / elapsed,
             "p50_us": percentile(times, 0.5), "p99_us": percentile(times, 0.99), "faults": faults,
-            "bot_cpu_us": None if cpu is None or not decisions else cpu / decisions * 1e6,
+            "bot_cpu_us": None if cpu is None or not decisions else sum(cpu) / decisions * 1e6,
+            # play: from the first GameStart to MatchOver as the bots saw it (start-up left out)
+            "play_decisions_per_s": decisions / max(walls) if walls and max(walls) > 0 else None,
             "moves": sum(g["moves"] for g in summary["games"]),
             "endings": [g["outcome"]["ending"] for g in summary["games"]],
             "outcomes": [g["outcome"] for g in summary["games"]]}
@@ -203,6 +213,9 @@ def main() -> int:
                        env={"SPITE_GREEDY_PLAN": "1"})
     stdio = BotManifest(name="stdio-greedy", command=(sys.executable, str(ROOT / "tests" / "bots" / "stdio_bot.py"),
                                                       "greedy"), workdir=ROOT, transport="stdio")
+    frames = BotManifest(name="greedy", command=greedy.command, workdir=greedy.workdir, transport="stdio",
+                         stdio_format="protobuf")
+    greedy = BotManifest(name="greedy", command=greedy.command, workdir=greedy.workdir)  # on gRPC
     profile = args.profile is not None
     rows = [in_process(config),
             over_wire("gRPC, Python SDK, one move per decision", config, [measured(greedy, profile)] * rules.players,
@@ -211,6 +224,8 @@ def main() -> int:
                       profile_dir=args.profile),
             over_wire("gRPC, Python SDK on grpc.aio, one move", config,
                       [measured(greedy, profile, aio=True)] * rules.players, profile_dir=args.profile),
+            over_wire("stdio, Python SDK, protobuf frames", config,
+                      [measured(frames, profile)] * rules.players, profile_dir=args.profile),
             over_wire("stdio, Python, JSON lines", config, [stdio] * rules.players)]
     for spec in args.bot:
         label, _, path = spec.partition("=")
@@ -224,6 +239,8 @@ def main() -> int:
         row["same_games_as_in_process"] = row["outcomes"] == base["outcomes"]
         limit = limits["pipe"] if row["variant"].startswith("stdio") else limits["grpc"]
         row["ratio_to_echo"] = None if row is base else row["decisions_per_s"] / limit["per_s"]
+        play = row.get("play_decisions_per_s")
+        row["play_ratio_to_echo"] = None if play is None else play / limit["per_s"]
     for row in rows:
         del row["outcomes"]
     report = {"date": time.strftime("%Y-%m-%d"), "machine": platform.machine(), "python": platform.python_version(),
@@ -235,21 +252,24 @@ def main() -> int:
     print("moves/s: game moves per wall second; round trips: decisions asked of the bots; "
           "ratio: moves/s over in process")
     print(f"{'variant':42} {'moves':>6} {'round trips':>11} {'moves/s':>8} {'ratio':>7} {'trips/s':>8} "
-          f"{'of echo':>7} {'p50 us':>7} {'p99 us':>7} {'bot CPU':>7}  same games")
+          f"{'of echo':>7} {'in play':>8} {'of echo':>7} {'p50 us':>7} {'p99 us':>7} {'bot CPU':>7}  same games")
     for row in rows:
         p50 = f"{row['p50_us']:.0f}" if row["p50_us"] is not None else "-"
         p99 = f"{row['p99_us']:.0f}" if row["p99_us"] is not None else "-"
         of_echo = f"{row['ratio_to_echo']:.0%}" if row["ratio_to_echo"] is not None else "-"
         bot_cpu = f"{row['bot_cpu_us']:.0f}" if row["bot_cpu_us"] is not None else "-"
+        play = f"{row['play_decisions_per_s']:.0f}" if row.get("play_decisions_per_s") else "-"
+        play_echo = f"{row['play_ratio_to_echo']:.0%}" if row.get("play_ratio_to_echo") is not None else "-"
         print(f"{row['variant']:42} {row['moves']:6d} {row['decisions']:11d} {row['moves_per_s']:8.0f} "
-              f"{row['ratio_to_in_process']:7.4f} {row['decisions_per_s']:8.0f} {of_echo:>7} {p50:>7} {p99:>7} "
-              f"{bot_cpu:>7}  {row['same_games_as_in_process']}")
+              f"{row['ratio_to_in_process']:7.4f} {row['decisions_per_s']:8.0f} {of_echo:>7} {play:>8} {play_echo:>7} "
+              f"{p50:>7} {p99:>7} {bot_cpu:>7}  {row['same_games_as_in_process']}")
     for name, label in (("grpc", "limit: bare gRPC echo, Python"), ("pipe", "limit: bare JSON-lines pipe echo, Python")):
         limit = limits[name]
         print(f"{label:42} {'':6} {limit['round_trips']:11.0f} {'':8} {'':7} {limit['per_s']:8.0f} {'100%':>7} "
-              f"{limit['p50_us']:7.0f} {limit['p99_us']:7.0f}")
-    print("trips/s: round trips per wall second; of echo: trips/s over the echo's (stdio over the pipe echo's); "
-          "bot CPU: the bot processes' CPU us per decision (first GameStart to MatchOver)")
+              f"{'':8} {'':7} {limit['p50_us']:7.0f} {limit['p99_us']:7.0f}")
+    print("trips/s: round trips per wall second, bot start-up included; in play: round trips per second from the "
+          "first GameStart to MatchOver (start-up left out, as the echo has none); of echo: over the echo's trips/s "
+          "(stdio over the pipe echo's); bot CPU: the bot processes' CPU us per decision (first GameStart to MatchOver)")
     return 0
 
 

@@ -3,9 +3,12 @@ says what to fix, and the command exits non-zero. Real referee, real bot process
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tournaments.checkbot import check_bot
 from referee.manifest import BotManifest, resolve_bot
@@ -17,10 +20,16 @@ def by_name(checks):  # type: ignore[no-untyped-def]
     return {c.name: c for c in checks}
 
 
-def test_the_python_greedy_sample_bot_passes_every_check() -> None:
-    checks = by_name(check_bot(resolve_bot("greedy"), games=2))
+@pytest.mark.parametrize("transport", ["stdio", "grpc"])
+def test_the_python_greedy_sample_bot_passes_every_check(transport: str) -> None:
+    """As shipped (the referee's pipes, protobuf frames: stdout is checked too) and dialling gRPC."""
+    greedy = resolve_bot("greedy")
+    assert (greedy.transport, greedy.stdio_format) == ("stdio", "protobuf")
+    if transport == "grpc":
+        greedy = dataclasses.replace(greedy, transport="grpc", stdio_format="json")
+    checks = by_name(check_bot(greedy, games=2))
     assert set(checks) == {"build", "handshake", "legal moves", "time limits", "rejection", "several games",
-                           "presets", "clean exit"}
+                           "presets", "clean exit"} | ({"stdout"} if transport == "stdio" else set())
     assert all(c.passed for c in checks.values()), [c.line() for c in checks.values()]
 
 

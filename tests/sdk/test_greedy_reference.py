@@ -1,12 +1,12 @@
 """``policies.greedy_move`` chooses exactly what its plain one-loop reference chooses.
 
-The policy splits the legal moves by kind with C-level ``map``/``compress`` for speed
-(docs/performance.md, "Rules engine"); the reference below is the straightforward loop it
-replaced, kept here as the statement of the rule. They are compared on every decision of
-real games (every preset; greedy seats, random seats and seats that mix the two, so that
-discard piles, wilds and passes come in every shape), on shuffled move lists (the policy
-may not rely on the engine's order) and on attribute-only move values (the stdio test bot
-passes ``SimpleNamespace`` moves).
+The policy reads only a few moves when the engine's ``LegalMoves`` promises their order, and
+otherwise goes through a rank table (docs/performance.md, "Rules engine"); the reference
+below is the straightforward loop, kept here as the statement of the rule. They are
+compared on every decision of real games (every preset; greedy seats, random seats and seats
+that mix the two, so that discard piles, wilds and passes come in every shape), on shuffled
+move lists (a plain tuple in any order takes the general path) and on attribute-only move
+values (the stdio test bot passes ``SimpleNamespace`` moves).
 """
 
 from __future__ import annotations

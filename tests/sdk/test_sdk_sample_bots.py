@@ -56,7 +56,8 @@ def replay_in_process(name: str, bot_seed: str, games: list[list[EngineMove]]) -
 def test_sample_bot_plays_whole_games_and_reproduces_in_process(name: str) -> None:
     directory = SAMPLE_BOTS / name
     manifest = tomllib.loads((directory / "bot.toml").read_text())
-    assert manifest["name"] == name and manifest["language"] == "python" and manifest["transport"] == "grpc"
+    assert manifest["name"] == name and manifest["language"] == "python"
+    assert (manifest["transport"], manifest["stdio_format"]) == ("stdio", "protobuf")  # the referee's pipes
     command = [PYTHON if part == "{python}" else part for part in manifest["command"]]
     referee = EngineReferee()
     run = run_bot(command, referee, cwd=directory, env={"SPITE_TOKEN": "t", "SPITE_BOT_SEED": "5"})

@@ -23,7 +23,7 @@ def framed_copy(directory: Path, name: str) -> Path:
     folder = directory / name
     shutil.copytree(REPO / "sample_bots" / name, folder, ignore=shutil.ignore_patterns("__pycache__"))
     manifest = folder / "bot.toml"
-    lines = [line for line in manifest.read_text().splitlines() if not line.startswith("transport")]
+    lines = [line for line in manifest.read_text().splitlines() if not line.startswith(("transport", "stdio_format"))]
     manifest.write_text("\n".join(lines) + "\n" + FRAMES)
     return manifest
 
