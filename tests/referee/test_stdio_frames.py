@@ -25,7 +25,7 @@ from referee.stdio import PROTOBUF_FRAMES, Unreadable
 from spite.v1 import game_pb2 as pb
 from spite.v1 import referee_pb2 as rpb
 from spite_engine import Ending, parse_rules
-from spite_sdk.pipe import PipeCall
+from spite_sdk.pipe import Pipes
 from spite_wire.encoding import varint
 from tournaments.inprocess import play_match
 
@@ -117,7 +117,7 @@ def test_the_sdk_reads_the_referees_frames_whatever_the_reads_split(messages: li
     data = b"".join(PROTOBUF_FRAMES.encode(m.SerializeToString() if i % 2 else m) for i, m in enumerate(messages))
     assert data == b"".join(framed(m) for m in messages)  # ready-written bytes go out as they are
     read_fd, write_fd = os.pipe()
-    call = PipeCall(read_fd, write_fd)
+    call = Pipes(read_fd, write_fd)
     got: list[rpb.RefereeMessage] = []
     try:
         for chunk in split(data, cuts):

@@ -182,32 +182,37 @@ class Bot:
         ended the stream, or the bot raised an exception.
         """
         configure_logging()
-        from .pipe import run_on_pipes, stdio_requested
-        if address is None and stdio_requested():  # SPITE_STDIO: the referee started it on its pipes
-            return run_on_pipes(self)
+        from .pipe import pipe_token, play_on_pipes, stdio_requested
+        on_pipes = address is None and stdio_requested()  # SPITE_STDIO: the referee started it on its pipes
         from .arena import ladder_requested, run_ladder
-        if address is None and ladder_requested():  # SPITE_ARENA and SPITE_BOT_KEY: a hosted ladder
+        if not on_pipes and address is None and ladder_requested():  # SPITE_ARENA and SPITE_BOT_KEY: a hosted ladder
             try:
                 tls = read_tls(address=os.environ["SPITE_ARENA"].strip())
             except ConfigError as error:
                 print(f"{self.display_name}: {error}", file=sys.stderr, flush=True)
                 raise SystemExit(EXIT_CONFIG) from None
             run_ladder(self, tls, channel_options, RefereeError)
+        target = ""
         try:
-            address = address or os.environ.get("SPITE_ADDRESS", "").strip()
-            if not address:
-                raise ConfigError("no referee address: set SPITE_ADDRESS (host:port or unix:/path) "
-                                  "or pass it to Bot.run()")
-            token = read_token()
-            tls = read_tls(address=address)
-            connect_timeout = env_seconds("SPITE_CONNECT_TIMEOUT", DEFAULT_CONNECT_TIMEOUT)
+            if on_pipes:
+                token = pipe_token()
+            else:
+                target = address or os.environ.get("SPITE_ADDRESS", "").strip()
+                if not target:
+                    raise ConfigError("no referee address: set SPITE_ADDRESS (host:port or unix:/path) "
+                                      "or pass it to Bot.run()")
+                token = read_token()
+                tls = read_tls(address=target)
+                connect_timeout = env_seconds("SPITE_CONNECT_TIMEOUT", DEFAULT_CONNECT_TIMEOUT)
         except ConfigError as error:
             print(f"{self.display_name}: {error}", file=sys.stderr, flush=True)
             raise SystemExit(EXIT_CONFIG) from None
         try:
-            result = self._play_blocking(address, token, connect_timeout=connect_timeout, tls=tls)
+            if on_pipes:
+                return play_on_pipes(self, token)
+            result = self._play_blocking(target, token, connect_timeout=connect_timeout, tls=tls)
             if result is None:  # this grpcio has no blocking stream: the event loop's
-                result = asyncio.run(self.play(address, token, connect_timeout=connect_timeout, tls=tls))
+                result = asyncio.run(self.play(target, token, connect_timeout=connect_timeout, tls=tls))
             return result
         except RefereeError as error:
             print(f"{self.display_name}: {error}", file=sys.stderr, flush=True)

@@ -5,11 +5,13 @@ started by the referee with ``SPITE_STDIO=protobuf`` and no address: ``Bot.run()
 its seat here instead of dialling gRPC. The messages are the ``Play`` stream's, each written
 as protobuf's delimited format (its size in bytes as a varint, then its wire bytes), so the
 session, its hooks and the compact and warm behaviour are exactly those of gRPC: the same
-``Bot._session`` talks to a :class:`PipeCall`, which offers the part of a ``grpc.aio`` stream
-call that the session uses. The seat token comes from ``SPITE_TOKEN_FILE`` (or
-``SPITE_TOKEN``) when there is one; without it the pipes say which seat this is.
+:class:`~spite_sdk.session.Session` turns each frame into the bot's hooks and its answer,
+on this thread, with blocking reads and writes on the :class:`Pipes` (no event loop: one
+``read(2)`` and one ``write(2)`` per decision). The seat token comes from
+``SPITE_TOKEN_FILE`` (or ``SPITE_TOKEN``) when there is one; without it the pipes say which
+seat this is.
 
-The frames own the process's stdout while it plays: :meth:`PipeCall.take_over_stdio` moves
+The frames own the process's stdout while it plays: :meth:`Pipes.take_over_stdio` moves
 them to a descriptor of their own and points descriptor 1 at stderr (the bot's log), so a
 ``print()`` in a bot, or a library or child process writing to stdout, lands in the log
 instead of cutting a frame in half. stdin likewise becomes ``/dev/null``.
@@ -20,35 +22,25 @@ say ``stdio_format = "protobuf"``, or use gRPC.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import select
 import sys
-import traceback
-from typing import Any, Protocol
+import time
 
 import grpc
-import grpc.aio
 
-from spite.v1 import referee_pb2
 from spite_wire.encoding import varint
 
-from .connection import EXIT_CONFIG, EXIT_FAILED, MAX_MESSAGE_BYTES, ConfigError, RefereeError, read_token
+from .connection import MAX_MESSAGE_BYTES, ConfigError, RefereeError, read_token
+from .session import Player, Session
 from .types import MatchResult
 
 STDIO_VARIABLE = "SPITE_STDIO"
 FORMAT = "protobuf"
 MAX_VARINT_BYTES = 10
+CLOSE_WAIT_S = 2.0
+"""After MatchOver, how long to wait for the referee to close the pipe itself."""
 _CHUNK = 65536
-
-
-class Session(Protocol):
-    """What playing on pipes needs of a bot (:class:`spite_sdk.Bot` is one)."""
-
-    @property
-    def display_name(self) -> str: ...
-
-    async def _session(self, call: Any, token: str) -> MatchResult: ...
 
 
 def stdio_requested() -> bool:
@@ -56,14 +48,10 @@ def stdio_requested() -> bool:
     return bool(os.environ.get(STDIO_VARIABLE, "").strip())
 
 
-class PipeCall:
-    """A ``Play`` stream over two pipe descriptors, shaped like ``grpc.aio``'s stream call as far
-    as ``Bot._session`` uses it, bytes both ways: ``write`` (a ``BotMessage``'s bytes), ``read``
-    (a ``RefereeMessage``'s bytes, or ``grpc.aio.EOF`` when the referee closes the pipe), ``code``
-    (``OK`` once the stream has ended), ``details`` and ``done_writing``.
-
-    Reads and writes block: the session is the process's only work, and a blocking ``read(2)``
-    is one system call where the event loop would add a poll and a wake-up per message."""
+class Pipes:
+    """The frames' two pipe descriptors. Reads and writes block: the session is the process's
+    only work, and a blocking ``read(2)`` is one system call where an event loop would add a
+    poll and a wake-up per message."""
 
     def __init__(self, read_fd: int, write_fd: int) -> None:
         self._in = read_fd
@@ -72,7 +60,7 @@ class PipeCall:
         self._ended = False
 
     @classmethod
-    def take_over_stdio(cls) -> PipeCall:
+    def take_over_stdio(cls) -> Pipes:
         """The frames move to descriptors of their own; descriptor 1 becomes stderr and 0
         ``/dev/null``, so nothing else the process does can write into or read from them."""
         for stream in (sys.stdout, sys.__stdout__):
@@ -85,39 +73,31 @@ class PipeCall:
         os.close(null)
         return cls(frames_in, frames_out)
 
-    async def write(self, message: bytes | referee_pb2.BotMessage) -> None:
+    def write(self, message: bytes) -> None:
+        """One frame: ``message`` (a BotMessage's bytes) after its size."""
         if self._out is None:
             raise RefereeError("the bot wrote after it had closed its stdout")
-        body = message if isinstance(message, bytes) else message.SerializeToString()
-        frame = memoryview(varint(len(body)) + body)
+        frame = memoryview(varint(len(message)) + message)
         try:
             while frame:
                 frame = frame[os.write(self._out, frame):]
         except BrokenPipeError:
             raise RefereeError("the referee stopped reading the bot's stdout (its session is over)") from None
 
-    async def read(self) -> Any:
-        """The next frame's bytes (the session parses them: bytes that are no RefereeMessage
-        are a RefereeError there), or ``grpc.aio.EOF``."""
-        frame = self._next_frame(block=True)
-        return grpc.aio.EOF if frame is None else frame
+    def read(self) -> bytes | None:
+        """The next frame's message bytes, or None when the referee has closed the pipe."""
+        return self._next_frame(block=True)
 
-    async def code(self) -> grpc.StatusCode:
-        """``OK`` once the referee has closed the pipe; frames before that (none are expected)
-        are dropped. It waits without blocking the event loop, so a timeout around it works."""
-        while not self._ended:
-            if self._next_frame(block=False) is None and not self._ended:
-                await asyncio.sleep(0.005)
-        return grpc.StatusCode.OK
-
-    async def details(self) -> str:
-        return ""
-
-    async def done_writing(self) -> None:
-        """Close the frames' stdout: the referee reads its end."""
+    def close(self, wait_s: float = CLOSE_WAIT_S) -> None:
+        """Close the frames' stdout (the referee reads its end), then give the referee
+        ``wait_s`` to close the pipe itself; frames before that (none are expected) are dropped."""
         if self._out is not None:
             os.close(self._out)
             self._out = None
+        give_up = time.monotonic() + wait_s
+        while not self._ended and (left := give_up - time.monotonic()) > 0:
+            if select.select([self._in], [], [], left)[0]:
+                self._next_frame(block=False)
 
     def _next_frame(self, block: bool) -> bytes | None:
         """The next whole frame's message bytes; None at the end of the stream (or, not
@@ -164,32 +144,31 @@ def _frame_size(buffer: bytearray) -> tuple[int, int]:
     return 0, 0
 
 
-def run_on_pipes(bot: Session) -> MatchResult:
-    """``Bot.run()`` for a bot the referee started on its pipes: play the seat with protobuf
-    frames on stdin/stdout and return the match's result, or print one line and exit the
-    process (status 2 for a format this SDK does not speak, 1 when the referee refused or
-    ended the session, or the bot raised an exception)."""
-    name = bot.display_name
-    try:
-        stdio_format = os.environ.get(STDIO_VARIABLE, "").strip()
-        if stdio_format != FORMAT:
-            raise ConfigError(f"{STDIO_VARIABLE}={stdio_format}: the Python SDK speaks the stdio transport only as "
-                              f'protobuf frames; set stdio_format = "protobuf" in bot.toml (or use transport = "grpc")')
-        has_token = any(os.environ.get(v, "").strip() for v in ("SPITE_TOKEN", "SPITE_TOKEN_FILE"))
-        token = read_token() if has_token else ""
-    except ConfigError as error:
-        print(f"{name}: {error}", file=sys.stderr, flush=True)
-        raise SystemExit(EXIT_CONFIG) from None
-    call = PipeCall.take_over_stdio()
-    try:
-        return asyncio.run(bot._session(call, token))
-    except RefereeError as error:
-        print(f"{name}: {error}", file=sys.stderr, flush=True)
-        raise SystemExit(EXIT_FAILED) from None
-    except KeyboardInterrupt:
-        raise SystemExit(130) from None
-    except Exception:
-        traceback.print_exc()
-        print(f"{name}: the bot raised an exception and stopped (the referee counts this as a crash)",
-              file=sys.stderr, flush=True)
-        raise SystemExit(EXIT_FAILED) from None
+def pipe_token() -> str:
+    """The seat token for a bot on the referee's pipes (``SPITE_TOKEN_FILE`` or ``SPITE_TOKEN``;
+    none: the pipes say which seat it is); ``ConfigError`` for a stdio format this SDK does
+    not speak."""
+    stdio_format = os.environ.get(STDIO_VARIABLE, "").strip()
+    if stdio_format != FORMAT:
+        raise ConfigError(f"{STDIO_VARIABLE}={stdio_format}: the Python SDK speaks the stdio transport only as "
+                          f'protobuf frames; set stdio_format = "protobuf" in bot.toml (or use transport = "grpc")')
+    has_token = any(os.environ.get(v, "").strip() for v in ("SPITE_TOKEN", "SPITE_TOKEN_FILE"))
+    return read_token() if has_token else ""
+
+
+def play_on_pipes(bot: Player, token: str) -> MatchResult:
+    """Play the seat the referee started this process for, on stdin/stdout as protobuf frames,
+    and return the match's result (a warm session's last); raises :class:`RefereeError`."""
+    pipes = Pipes.take_over_stdio()
+    session = Session(bot)
+    answer: bytes | None = session.hello(token)
+    while True:
+        if answer is not None:
+            pipes.write(answer)
+        message = pipes.read()
+        if message is None:
+            return session.ended(grpc.StatusCode.OK, "")
+        answer = session.receive(message)
+        if session.over is not None:
+            pipes.close()
+            return session.over
