@@ -107,6 +107,9 @@ class Seat:
         self.compact = False
         """The bot asked for the compact session in its Hello (docs/protocol.md)."""
         self._timer: WaitTimer | None = None
+        self.claimed = False
+        """A session has been admitted to the seat (``Arena.admit``); cleared when it leaves
+        before the match starts, or never takes the seat."""
 
     def pause(self) -> None:
         if self.process is not None and not self.paused:
@@ -201,6 +204,7 @@ class SeatRoster:
     def _detach(self, seat: Seat, closed: Closed) -> None:
         channel, seat.channel = seat.channel, None
         seat.connected.clear()
+        seat.claimed = False
         seat.report.status = SeatStatus.PENDING
         seat.left_early = closed.detail
         seat.clear_inbox()

@@ -115,8 +115,11 @@ class Arena:
             raise SessionRefused(grpc.StatusCode.FAILED_PRECONDITION,
                                  f"this referee speaks protocol {PROTOCOL_VERSION}; the bot sent "
                                  f"protocol_version={hello.protocol_version}")
-        if seat.connected.is_set():
+        if seat.connected.is_set() or seat.claimed:
             raise SessionRefused(grpc.StatusCode.ALREADY_EXISTS, f"seat {seat.index} of this match is already connected")
+        # Claimed here, with no await between the check and the claim: a second stream whose
+        # Hello comes while the first session is still writing its Welcome is refused too.
+        seat.claimed = True
         return match, seat
 
     def find_seat(self, token: str) -> tuple[Match, Seat] | None:
@@ -189,7 +192,11 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
             stream = GrpcSeatChannel(context)
             line = self.arena.warm_line(hello, match, seat)
             channel = warm.WarmChannel(stream, line) if line is not None else stream
-            await context.write(match.welcome(seat))
+            try:
+                await context.write(match.welcome(seat))
+            except BaseException:
+                seat.claimed = False  # the session never took its seat: the bot may connect again
+                raise
             match.attach(seat, channel, hello.name, hello.version, compact=hello.compact)
             while not pending.empty():
                 match.receive(seat, channel, pending.get_nowait())

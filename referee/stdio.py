@@ -260,12 +260,17 @@ async def serve_stdio_seat(arena: Arena, match: Match, seat: Seat, process: BotP
     except SessionRefused as refused:
         await refuse(refused.code.name, refused.message)
         return
-    if admitted_seat is not seat:
+    if admitted_seat is not seat:  # another seat's token: that seat stays free for its own bot
+        admitted_seat.claimed = False
         await refuse("UNAUTHENTICATED", "unknown or expired seat token")
         return
     line = arena.warm_line(message.hello, admitted_match, seat)
     channel.keep_open = line is not None
-    await channel.send(admitted_match.welcome(seat))
+    try:
+        await channel.send(admitted_match.welcome(seat))
+    except BaseException:
+        seat.claimed = False  # the session never took its seat
+        raise
     admitted_match.attach(seat, warm.WarmChannel(channel, line) if line is not None else channel,
                           message.hello.name, message.hello.version, compact=message.hello.compact)
     try:
