@@ -7,13 +7,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from referee.match import MatchConfig
-from tournaments.inprocess import play_match
-from tournaments.schedule import bot_seed
-from tournaments.store import Store
 
 from .conftest import LEAGUE, REPO, run, write_tournament
-from .test_warm_league import WARM_BOT, _processes_per_match, outcomes
+from .test_warm_league import WARM_BOT, _processes_per_match, in_process_outcomes, outcomes
 
 FRAMES = 'transport = "stdio"\nstdio_format = "protobuf"\n'
 
@@ -34,14 +30,7 @@ def test_a_warm_league_on_protobuf_frames_equals_the_in_process_run(tmp_path: Pa
     config = league.config
     assert config.reuse == "warm" and {b.stdio_format for b in config.bots.values()} == {"protobuf"}
     assert league.outcome.done == 6
-    with Store(league.db, readonly=True) as store:
-        finished = store.finished(league.outcome.tournament_id)
-    expected = {}
-    for m in finished:
-        match = MatchConfig(config.rules, list(m.bots), games=config.match_games, seed=m.seed)
-        played = play_match(match, list(m.bots), bot_seed=bot_seed(config.seed, m.round, m.unit))
-        expected[m.ordinal] = [(o.ending.value, list(o.winners)) for o in played]
-    assert outcomes(league) == expected
+    assert outcomes(league) == in_process_outcomes(league)
 
 
 def test_the_worker_keeps_protobuf_stdio_bots_warm_across_jobs(tmp_path: Path) -> None:

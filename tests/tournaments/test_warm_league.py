@@ -29,17 +29,22 @@ def outcomes(result: Run) -> dict[int, list[tuple[str, list[int]]]]:
                 for m in store.finished(result.outcome.tournament_id)}
 
 
-def test_a_warm_league_equals_the_in_process_run_game_by_game(league: Run) -> None:
-    assert league.config.reuse == "warm", "warm is the default"
-    config = league.config
-    with Store(league.db, readonly=True) as store:
-        finished = store.finished(league.outcome.tournament_id)
+def in_process_outcomes(result: Run) -> dict[int, list[tuple[str, list[int]]]]:
+    """What each finished match of ``result`` gives when played in process, same seeds and bot seeds."""
+    config = result.config
+    with Store(result.db, readonly=True) as store:
+        finished = store.finished(result.outcome.tournament_id)
     expected = {}
     for m in finished:
         match = MatchConfig(config.rules, list(m.bots), games=config.match_games, seed=m.seed)
         played = play_match(match, list(m.bots), bot_seed=bot_seed(config.seed, m.round, m.unit))
         expected[m.ordinal] = [(o.ending.value, list(o.winners)) for o in played]
-    assert outcomes(league) == expected
+    return expected
+
+
+def test_a_warm_league_equals_the_in_process_run_game_by_game(league: Run) -> None:
+    assert league.config.reuse == "warm", "warm is the default"
+    assert outcomes(league) == in_process_outcomes(league)
 
 
 def test_reuse_never_plays_the_same_league_the_same(league: Run, tmp_path: Path) -> None:
