@@ -28,6 +28,8 @@ from typing import BinaryIO, Sequence
 from .sandbox import (SUPERVISOR, BotCgroup, BotIdentity, Isolation, Limits, SandboxError, SandboxMode,
                       allocate_identity, bwrap_command, bwrap_returncode, child_rlimits, default_limits, descendants,
                       detect, process_cpu_seconds, program_path, sweep, unreachable)
+from .sandbox.environment import LAUNCH_ENVIRONMENT
+from .sandbox.environment import encode as encode_environment
 from .sandbox.space import mount_private, unmount
 
 LOG_CAP = 256 * 1024
@@ -116,19 +118,23 @@ class BotProcess:
         uid = self._take_identity()
         if self.isolation is not None and not self.sandboxed:
             self._private_home = mount_private(self.isolation.home, uid if uid is not None else os.getuid())
-        command = self.command
-        if self.sandboxed and self.mode is not None and self.isolation is not None:
-            command = bwrap_command(self.mode, self.command, self.workdir, self.isolation, uid=uid)
         parent = os.getpid()
-        command = supervised(command, parent, uid=None if self.sandboxed else uid)
         rlimits = child_rlimits(self.limits, self.language, self.cgroup, own_user=uid is not None) \
             if self.isolation is not None else list(LIMITS.items())
         joins = self.cgroup.join_paths() if self.cgroup else []
         pipe = asyncio.subprocess.PIPE
-        env, handover = self._token_handover()
+        handover: tuple[int, ...] = ()
         try:
+            env, handover = self._token_handover()
+            env_fd = _environment_pipe(env)
+            handover = (*handover, env_fd)
+            if self.sandboxed and self.mode is not None and self.isolation is not None:
+                command = supervised(bwrap_command(self.mode, self.command, self.workdir, self.isolation,
+                                                   env_fd=env_fd, uid=uid), parent)
+            else:
+                command = supervised(self.command, parent, uid=uid, env_fd=env_fd)
             self.process = await asyncio.create_subprocess_exec(
-                *command, cwd=self.workdir, env=env, pass_fds=handover,
+                *command, cwd=self.workdir, env=dict(LAUNCH_ENVIRONMENT), pass_fds=handover,
                 stdin=pipe if self.stdio else asyncio.subprocess.DEVNULL, stdout=pipe,
                 stderr=pipe if self.stdio else asyncio.subprocess.STDOUT, start_new_session=True,
                 preexec_fn=lambda: _in_child(rlimits, joins, parent), limit=self.line_limit + 1)
@@ -363,12 +369,29 @@ class BotProcess:
 
 
 
-def supervised(command: Sequence[str], parent: int, uid: int | None = None) -> list[str]:
+def supervised(command: Sequence[str], parent: int, uid: int | None = None, env_fd: int | None = None) -> list[str]:
     """``command`` started through :mod:`referee.sandbox.supervisor` (a child subreaper that dies with
-    ``parent``, then kills everything the bot started; the bot runs as ``uid`` if given), run by
-    this interpreter alone (``-I -S``: no site packages, a few milliseconds)."""
+    ``parent``, then kills everything the bot started; the bot runs as ``uid`` if given, with the
+    environment read from the pipe ``env_fd`` if given), run by this interpreter alone (``-I -S``:
+    no site packages, a few milliseconds)."""
     return [sys.executable, "-I", "-S", str(SUPERVISOR), str(parent), *(["--uid", str(uid)] if uid is not None else []),
-            "--", *command]
+            *(["--env-fd", str(env_fd)] if env_fd is not None else []), "--", *command]
+
+
+def _environment_pipe(env: dict[str, str]) -> int:
+    """The read end of a pipe holding ``env`` for the supervisor's ``--env-fd``: the bot's
+    environment reaches the bot alone, never the processes that start it as the organizer
+    (:mod:`referee.sandbox.environment`)."""
+    data = encode_environment(env)
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, data)
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
+    return read_end
 
 
 def _private(path: str, flags: int) -> int:

@@ -20,6 +20,7 @@ from referee.manifest import BotManifest
 
 from .launcher import BotProcess, ExitInfo
 from .match import Match, MatchConfig, Seat
+from .replay import bot_log_path
 from .sandbox import Isolation, default_limits, detect, runtime_hints
 from .server import RunningReferee, start_referee, unix_address
 from .stdio import serve_stdio_seat
@@ -68,7 +69,7 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
                         directory.mkdir(parents=True, exist_ok=True)
                 close_to_others(hidden)
                 for seat, bot in zip(match.seats, bots):
-                    log_path = log_dir / f"{match.match_id}-seat{seat.index}-{bot.name}.log" if log_dir else None
+                    log_path = bot_log_path(log_dir, match.match_id, seat.index, bot.name) if log_dir else None
                     home = root / f"seat{seat.index}"
                     home.mkdir(mode=0o700)
                     process = await launch_bot(bot, home, seat.token, address, socket_dir, hidden, log_path,

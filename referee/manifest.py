@@ -10,8 +10,8 @@ A manifest::
     build = "go build -o bot ."        # optional, run once (in workdir) before games start
     transport = "grpc"                 # or "stdio"
     stdio_format = "json"              # stdio only: "json" (JSON lines) or "protobuf" (length-delimited frames)
-    [env]                              # optional extra environment for the bot
-    GOMAXPROCS = "1"
+    [env]                              # optional extra environment for the bot, set inside its sandbox
+    GOMAXPROCS = "1"                   # (not the loader's or interpreters' start-up variables: docs/security.md)
     [limits]                           # optional; defaults per language (referee.sandbox.LANGUAGE_LIMITS)
     memory_mb = 512                    # resident memory (cgroup), or address space (RLIMIT_AS) without one
     cpu_seconds = 600                  # CPU seconds per process over the match
@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -40,11 +41,15 @@ from pathlib import Path
 from typing import Any
 
 from referee.sandbox import Limits, limits_from_table
+from referee.sandbox.environment import check_manifest_env
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_BOTS = REPO_ROOT / "sample_bots"
 TRANSPORTS = ("grpc", "stdio")
 STDIO_FORMATS = ("json", "protobuf")
+MAX_NAME_CHARS = 64
+_UNFIT_NAME = re.compile(r"[/\\\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""What a bot's name may not hold: it is shown on pages and terminals, and names its log files."""
 _SCRIPT_SUFFIXES = {".py", ".js", ".mjs", ".ts", ".pl", ".rb", ".jar", ".sh"}
 
 
@@ -131,6 +136,9 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ManifestError(f"{path}: field 'name' is required (a non-empty string)")
+    if len(name.strip()) > MAX_NAME_CHARS or _UNFIT_NAME.search(name) or name.strip() in (".", ".."):
+        raise ManifestError(f"{path}: field 'name' must be at most {MAX_NAME_CHARS} printable characters, "
+                            f"without '/', '\\', control or bidirectional-override characters")
     known = {"name", "version", "language", "command", "workdir", "build", "transport", "stdio_format", "env", "limits"}
     unknown = sorted(set(data) - known)
     if unknown:
@@ -160,8 +168,11 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
         raise ManifestError(f"bot {name!r} ({path}): field 'stdio_format' must be one of {STDIO_FORMATS}, "
                             f"got {stdio_format!r}")
     env = data.get("env", {})
-    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+    if not isinstance(env, dict):
         raise ManifestError(f"bot {name!r} ({path}): field 'env' must be a table of strings")
+    problem = check_manifest_env(env)
+    if problem:
+        raise ManifestError(f"bot {name!r} ({path}): {problem}")
     build = data.get("build", "")
     if not isinstance(build, str):
         raise ManifestError(f"bot {name!r} ({path}): field 'build' must be a string")

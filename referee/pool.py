@@ -34,6 +34,7 @@ from typing import Sequence
 
 from .launcher import BotProcess, ExitInfo
 from .local import LocalMatch, close_to_others, connectable, launch_bot, reachable
+from .replay import bot_log_path
 from .manifest import BotManifest
 from .match import Match, MatchConfig, Seat
 from .server import RunningReferee, start_referee, unix_address
@@ -160,7 +161,7 @@ class BotPool:
             for seat, bot in zip(match.seats, bots):
                 match.expect_process(seat)
                 key = (_identity(bot), hidden, str(log_dir))
-                log_path = log_dir / f"{match.match_id}-seat{seat.index}-{bot.name}.log" if log_dir else None
+                log_path = bot_log_path(log_dir, match.match_id, seat.index, bot.name) if log_dir else None
                 pooled = await self._warm_one(key, seeds, match, seat, bot_seed, log_path)
                 if pooled is None:
                     pooled = await self._launch(key, bot, match, seat, config, log_dir, hidden, bot_seed)
@@ -208,7 +209,7 @@ class BotPool:
         number = self.started
         home = self.root / f"bot{number}"
         home.mkdir(mode=0o700)
-        log_path = log_dir / f"{match.match_id}-seat{seat.index}-{bot.name}.log" if log_dir else None
+        log_path = bot_log_path(log_dir, match.match_id, seat.index, bot.name) if log_dir else None
         process = await launch_bot(bot, home, seat.token, self._address, self._socket_dir, hidden, log_path,
                                    bot_seed, config.time_control.connect_ms)
         pooled = PooledProcess(key, process, number, playing=(match, seat))

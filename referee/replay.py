@@ -14,6 +14,8 @@ documents the format field by field.
 A replay is omniscient, but a bot's debug strings are private to its seat:
 :func:`debug_visible` is the one statement of who may see which (``move_notes`` applies
 it); every viewer (``spite replay --as-seat``, the web viewer) goes through it.
+
+Beside each replay a match writes each bot's log; :func:`bot_log_path` names its file.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,3 +111,11 @@ def load(path: Path | str) -> Replay:
     except (KeyError, TypeError, ValueError) as error:
         raise ReplayError(f"{path}: malformed replay line ({error})") from None
     return Replay(header, record, meta)
+
+
+def bot_log_path(log_dir: Path | str, match_id: str, seat: int, bot_name: str) -> Path:
+    """Where a bot's output in one match goes: a file directly in ``log_dir`` whatever the bot
+    calls itself (its name reduced to letters, digits and ``._+-``: a name holding ``/`` or
+    ``..`` would have the launcher, as the organizer, write the bot's output anywhere)."""
+    safe = re.sub(r"[^A-Za-z0-9._+-]", "_", bot_name).lstrip(".")[:64] or "bot"
+    return Path(log_dir) / f"{match_id}-seat{seat}-{safe}.log"

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from referee.replay import bot_log_path
 from spite_engine import Ending, RulesError, parse_rules
 
 from .ratings import RatingParams, Ratings, placings
@@ -503,7 +504,7 @@ class Queries:
                 continue
             prefix = Path(replay).name.rsplit("-g", 1)[0]
             for seat, (bot, who) in enumerate(zip(match.bots, match.entrants)):
-                path = Path(log_dir) / f"{prefix}-seat{seat}-{bot}.log"
+                path = bot_log_path(log_dir, prefix, seat, bot)
                 if who == entrant and path.is_file():
                     logs.append(BotLog(match.id, seat, bot, path))
         return tuple(logs)

@@ -100,15 +100,20 @@ ROOT_NAMESPACES = ("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare
                    "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID")
 """For a sandbox started by root that drops to the bot's uid: no user namespace (in one, the
 bot would still be root on the host), and only the two capabilities that dropping needs,
-gone once the supervisor's ``--drop`` has become the bot's uid."""
+gone once the supervisor's ``--exec --uid`` has become the bot's uid."""
 
 
 def bwrap_command(mode: SandboxMode, command: Sequence[str], workdir: Path, isolation: Isolation,
-                  env_paths: Iterable[str] = (), uid: int | None = None,
+                  env_fd: int | None = None, uid: int | None = None,
                   space_bytes: int = PRIVATE_SPACE_BYTES) -> list[str]:
     """The bwrap command line running ``command`` in ``workdir`` inside the sandbox; as user
     ``uid`` (with its group) when given, which needs root. HOME (``isolation.home``) and
-    ``/tmp`` are private tmpfs of ``space_bytes`` each."""
+    ``/tmp`` are private tmpfs of ``space_bytes`` each.
+
+    Inside, the supervisor starts ``command`` (``--exec``): it becomes ``uid`` and only then
+    gives ``command`` the environment read from the inherited pipe ``env_fd``, so bubblewrap
+    and everything before the drop run with the launcher's fixed environment
+    (:mod:`referee.sandbox.environment`)."""
     if mode.bwrap is None:
         raise SandboxError(f"no bubblewrap in the {mode.name} mode: {mode.reason}")
     argv = [mode.bwrap, *(NAMESPACES if uid is None else ROOT_NAMESPACES)]
@@ -121,7 +126,7 @@ def bwrap_command(mode: SandboxMode, command: Sequence[str], workdir: Path, isol
     argv += ["--dev", "/dev", "--proc", "/proc", *size, "--tmpfs", "/tmp", *size, "--tmpfs", "/var/tmp",
              "--dir", "/run"]
     readable = [*toolchain_dirs(), workdir.resolve(), *linked_targets(workdir), *isolation.readable,
-                *_program_paths(command, workdir), *([SUPERVISOR] if uid is not None else [])]
+                *_program_paths(command, workdir), SUPERVISOR]
     binds = sorted(_unique(p for p in readable if not _under_any(p, SYSTEM_DIRS)), key=lambda p: len(p.parts))
     targets = [*binds, isolation.home, *([isolation.socket_dir] if isolation.socket_dir is not None else [])]
     for directory in _passages(targets, [*binds, *(Path(d) for d in SYSTEM_DIRS)]):
@@ -139,8 +144,8 @@ def bwrap_command(mode: SandboxMode, command: Sequence[str], workdir: Path, isol
             argv += ["--tmpfs", str(path)]
         elif path.exists():
             argv += ["--ro-bind", "/dev/null", str(path)]
-    if uid is not None:
-        command = [sys.executable, "-I", "-S", str(SUPERVISOR), "--drop", str(uid), "--", *command]
+    command = [sys.executable, "-I", "-S", str(SUPERVISOR), "--exec", *(["--uid", str(uid)] if uid is not None else []),
+               *(["--env-fd", str(env_fd)] if env_fd is not None else []), "--", *command]
     argv += ["--chdir", str(workdir.resolve()), "--", *command]
     return argv
 

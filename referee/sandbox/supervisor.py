@@ -1,7 +1,7 @@
 """The bot supervisor: a tiny parent between the launcher and a bot, so nothing outlives either.
 
-    python -I -S supervisor.py PARENT_PID [--uid UID] -- COMMAND...
-    python -I -S supervisor.py --drop UID -- COMMAND...
+    python -I -S supervisor.py PARENT_PID [--uid UID] [--env-fd N] -- COMMAND...
+    python -I -S supervisor.py --exec [--uid UID] [--env-fd N] -- COMMAND...
 
 The launcher starts every bot through this file (standard library only, run without
 ``site`` so it starts in a few milliseconds). It
@@ -19,8 +19,14 @@ The launcher starts every bot through this file (standard library only, run with
    process left below it until it has no child, then exits with COMMAND's status (killed by
    a signal: the same signal).
 
-``--drop UID`` only becomes UID and runs COMMAND: what a bubblewrap sandbox started by root
-runs first, since bubblewrap must bind the toolchains as root before the bot loses it.
+``--exec`` only becomes UID (if given) and runs COMMAND: what a bubblewrap sandbox runs first,
+since bubblewrap must bind the toolchains as root before the bot loses it.
+
+The supervisor starts with the launcher's fixed environment, never the bot's
+(:mod:`referee.sandbox.environment`): ``--env-fd N`` names an inherited pipe holding the bot's
+environment (``NAME=VALUE`` entries ended by NUL), which is read, closed, and given to COMMAND
+only, after the uid is dropped. Without it COMMAND inherits the supervisor's environment (as
+bubblewrap does, whose own sandboxed supervisor then reads the pipe).
 
 Linux only; elsewhere (no prctl) it only runs COMMAND and passes its status on.
 """
@@ -110,16 +116,55 @@ def _end(_signum: int, _frame: object) -> None:
     raise _Ending
 
 
-def _program(name: str) -> str:
-    """``name`` searched on PATH now (``execvp`` would import modules lazily, and after
-    :func:`become` the standard library may be out of reach)."""
+def _program(name: str, env: dict[str, str]) -> str:
+    """``name`` searched on the bot's PATH now (``execvp`` would import modules lazily, and
+    after :func:`become` the standard library may be out of reach)."""
     if "/" in name:
         return name
-    for directory in os.environ.get("PATH", os.defpath).split(os.pathsep):
+    for directory in env.get("PATH", os.defpath).split(os.pathsep):
         candidate = os.path.join(directory or ".", name)
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
     return name
+
+
+def _read_env(fd: int) -> dict[str, str]:
+    """The bot's environment from the pipe ``fd`` (closed afterwards)."""
+    chunks: list[bytes] = []
+    try:
+        while True:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    env: dict[str, str] = {}
+    for entry in b"".join(chunks).split(b"\0"):
+        name, equals, value = entry.partition(b"=")
+        if equals and name:
+            env[os.fsdecode(name)] = os.fsdecode(value)
+    return env
+
+
+def _parse(argv: list[str]) -> tuple[str, int | None, int | None, list[str]] | None:
+    """``(PARENT_PID or "--exec", uid, env_fd, command)``, or None for a bad command line."""
+    if "--" not in argv:
+        return None
+    split = argv.index("--")
+    options, command = argv[:split], argv[split + 1:]
+    if not options or not command:
+        return None
+    first, rest = options[0], options[1:]
+    values: dict[str, int] = {}
+    while rest:
+        if len(rest) < 2 or rest[0] not in ("--uid", "--env-fd") or not rest[1].isdigit():
+            return None
+        values[rest[0]] = int(rest[1])
+        rest = rest[2:]
+    if first != "--exec" and not first.isdigit():
+        return None
+    return first, values.get("--uid"), values.get("--env-fd"), command
 
 
 def become(uid: int) -> None:
@@ -130,18 +175,22 @@ def become(uid: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) >= 3 and argv[0] == "--drop" and argv[2] == "--":
-        program = _program(argv[3])
-        become(int(argv[1]))
-        os.execv(program, argv[3:])
-    uid = None
-    if len(argv) >= 3 and argv[1] == "--uid":
-        uid = int(argv[2])
-        argv = [argv[0], *argv[3:]]
-    if len(argv) < 3 or argv[1] != "--":
-        sys.stderr.write("usage: supervisor.py PARENT_PID [--uid UID] -- COMMAND...\n")
+    parsed = _parse(argv)
+    if parsed is None:
+        sys.stderr.write("usage: supervisor.py PARENT_PID|--exec [--uid UID] [--env-fd N] -- COMMAND...\n")
         return 2
-    parent, command = int(argv[0]), argv[2:]
+    first, uid, env_fd, command = parsed
+    env = _read_env(env_fd) if env_fd is not None else dict(os.environ)
+    if first == "--exec":
+        try:
+            program = _program(command[0], env)
+            if uid is not None:
+                become(uid)
+            os.execve(program, command, env)
+        except OSError as error:
+            sys.stderr.write(f"spite supervisor: cannot run {command[0]!r}: {error}\n")
+        return 127
+    parent = int(first)
     signal.signal(signal.SIGTERM, _end)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     if _prctl(PR_SET_PDEATHSIG, signal.SIGTERM) and os.getppid() != parent:
@@ -155,12 +204,12 @@ def main(argv: list[str]) -> int:
     if bot == 0:
         try:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            program = _program(command[0])
+            program = _program(command[0], env)
             if uid is not None:
                 become(uid)  # clears the parent-death signal: armed again just below
             if _prctl(PR_SET_PDEATHSIG, signal.SIGKILL) and os.getppid() != me:
                 os._exit(1)
-            os.execv(program, command)
+            os.execve(program, command, env)
         except OSError as error:
             sys.stderr.write(f"spite supervisor: cannot run {command[0]!r}: {error}\n")
         os._exit(127)
