@@ -19,7 +19,8 @@ OK = 0
 """Everything asked was done, and no bot failed."""
 BOT_FAILED = 1
 """A bot failed (crashed, timed out, made an illegal move, failed a check, was benched), or a
-check said no (``seed verify``: the seed does not open the commitment)."""
+check said no (``seed verify``: the seed does not open the commitment; ``replay --verify``: the
+replay does not re-simulate, or its rule set is not what its name says)."""
 USAGE = 2
 """Bad usage or input: an unknown option, a value out of range, a missing or damaged file."""
 PLATFORM = 3
@@ -30,7 +31,7 @@ INTERRUPTED = 130
 EXIT_CODES_HELP = f"""exit codes (the same for every command):
   {OK}    ok
   {BOT_FAILED}    a bot failed (crashed, timed out, moved illegally, failed a check, was benched),
-       or a check said no (seed verify)
+       or a check said no (seed verify, replay --verify)
   {USAGE}    bad usage or input: unknown option, value out of range, missing or damaged file
   {PLATFORM}    the platform failed: a referee or worker died, a match was void, an internal error
   {INTERRUPTED}  interrupted (Ctrl-C)"""

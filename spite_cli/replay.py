@@ -3,8 +3,8 @@
 In a terminal it is interactive: one step at a time, keys to go forward and back by
 step or by turn, jump to a turn, quit. Piped (or with ``--all``) it prints every step at
 full width, debug strings whole; ``--turn N`` keeps one turn, ``--moves-only`` one line
-per move. ``--verify`` re-simulates the game through the engine: exit 3 on a mismatch
-(the record and the rules disagree: the platform's fault, not a bot's).
+per move. ``--verify`` re-simulates the game through the engine and checks that its rule set
+is what its name says: exit 1 ("a check said no") with the first difference on a mismatch.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from rich.text import Text
 
 from spite_engine import GameState, ReplayMismatch, observe, replay
 from spite_engine.outcome import EventKind
+from spite_engine.record import check_rule_set_name
 
 from . import render
-from .common import OK, PLATFORM, USAGE, QuietConsole, existing_file, fail, ranged_int
+from .common import BOT_FAILED, OK, USAGE, QuietConsole, existing_file, fail, ranged_int
 
 
 @dataclass
@@ -154,9 +155,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return fail("replay", f"{args.file}: not a readable replay ({error})")
     if args.verify:
         try:
+            check_rule_set_name(loaded.record.rules)
             replay(loaded.record)
         except ReplayMismatch as error:
-            return fail("replay", f"MISMATCH in {args.file}: {error}", PLATFORM)
+            return fail("replay", f"MISMATCH in {args.file}: {error}", BOT_FAILED)
         print(f"{args.file}: verified ({len(loaded.record.moves)} moves, {len(loaded.record.events)} events, "
               f"outcome: {loaded.record.outcome.reason if loaded.record.outcome else 'none'})")
         return OK

@@ -8,12 +8,13 @@ event that differs. Replays on disk (``referee/replay.py``) store these records.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 from .moves import Move, MoveError
 from .outcome import Event, EventKind, Outcome
-from .ruleset import RULES_VERSION, RuleSet
+from .ruleset import RULES_VERSION, RuleSet, RulesError, parse_rules
 from .state import GameState
 
 
@@ -50,6 +51,24 @@ class GameRecord:
                    [(int(seat), Move.parse(text)) for seat, text in data["moves"]],
                    [Event.from_dict(e) for e in data["events"]],
                    Outcome.from_dict(outcome) if outcome else None)
+
+
+def check_rule_set_name(rules: RuleSet) -> None:
+    """A rule set is what its name says: the options :func:`parse_rules` gives that name, every
+    one of them, else :class:`ReplayMismatch` names the first that differs. What a replay file
+    claims (``spite replay --verify``: a file must not say ``kings-only`` and carry the options
+    of ``standard``); :func:`replay` itself also re-simulates rule sets made in code
+    (``dataclasses.replace(rules, turn_cap=...)``), which name no preset."""
+    try:
+        named = parse_rules(rules.name)
+    except RulesError as error:
+        raise ReplayMismatch(f"the record's rule set is named {rules.name[:60]!r}, which names no rule set: "
+                             f"{error}") from None
+    for option in dataclasses.fields(RuleSet):
+        recorded, expected = getattr(rules, option.name), getattr(named, option.name)
+        if recorded != expected:
+            raise ReplayMismatch(f"the record names rule set {rules.name!r} but was played with "
+                                 f"{option.name} = {recorded!r}, where {rules.name!r} has {expected!r}")
 
 
 def replay(record: GameRecord) -> GameState:

@@ -714,3 +714,34 @@ def test_apply_checked_accepts_exactly_the_legal_moves() -> None:
             assert move not in allowed, move
         else:
             assert move in allowed, move
+
+
+# -- readings of the seed texts (issue 30: docs/rules.md decisions 12, 14, 15) -------------------
+
+def test_classic_20_side_piles_take_any_card_but_an_ace() -> None:
+    """Decision 15: classic-20's "n'importe quelle carte" is read as "whatever lies below", so the
+    Spite and Malice rule that an Ace is never discarded stands there too."""
+    state = position("classic-20", hands=["A 7 7 7 7", "9 9 9 9 9"], stocks=["Q", "Q"],
+                     centre=["A 2 3", "A 2 3", "A 2 3"])
+    assert "Aces may never be discarded" in illegal(state, "H:A>D0")
+    assert "H:7>D0" in legal(state)
+
+
+@pytest.mark.parametrize("spec, cards, left", [
+    ("standard", 108, 46), ("partners", 108, 36), ("3p", 162, 69), ("4p", 162, 38),
+    ("kings-only+3p", 156, 63), ("kings-only+4p", 156, 32), ("classic-20", 104, 54)])
+def test_decks_by_seat_count(spec: str, cards: int, left: int) -> None:
+    """Decision 12: two decks for 2 seats and 2 v 2, three for 3 and 4 seats; the table of what
+    the deal leaves in the draw pile is docs/rules.md's."""
+    state = GameState.new(parse_rules(spec), 1)
+    assert state.rules.deck_size == cards
+    assert len(state.draw_pile) == left
+
+
+@pytest.mark.parametrize("spec, stock", [("skip-bo", 30), ("skip-bo+4p", 30), ("skip-bo+5p", 20), ("skip-bo+6p", 20)])
+def test_skip_bo_takes_its_stock_sizes_and_set_aside_piles_from_the_commercial_rules(spec: str, stock: int) -> None:
+    """Decision 14: 162 cards, stocks of 20 with 5 or 6 seats, completed piles set aside (each
+    marked there as Mattel's commercial rules, not the seed texts)."""
+    rules = parse_rules(spec)
+    assert (rules.deck_size, rules.stock_size, rules.completed_piles, rules.discard_aces) == (162, stock,
+                                                                                            "set-aside", True)

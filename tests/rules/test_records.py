@@ -12,6 +12,8 @@ import pytest
 from spite_engine import (Ending, Event, EventKind, GameRecord, GameState, Move, Outcome, ReplayMismatch,
                            parse_rules, replay)
 
+from spite_engine.record import check_rule_set_name
+
 from .support import eager_policy, play
 
 
@@ -94,3 +96,19 @@ def test_a_record_of_another_rules_version_is_refused() -> None:
     record.rules = dataclasses.replace(record.rules, version=1)
     with pytest.raises(ReplayMismatch, match="rules version 1"):
         replay(record)
+
+
+def test_a_record_whose_rule_set_is_not_what_its_name_says_is_refused() -> None:
+    """Issue 30, item 1: a replay whose header says ``kings-only`` but that was played (and
+    re-simulates) under ``standard`` must not verify: the name, the options and the version
+    are checked together."""
+    record = GameRecord.from_state(finished_game("standard", 3))
+    check_rule_set_name(record.rules)
+    claimed = tampered(record, rules=dataclasses.replace(record.rules, name="kings-only"))
+    assert replay(claimed).outcome == record.outcome  # the moves alone re-simulate...
+    with pytest.raises(ReplayMismatch, match="names rule set 'kings-only' but was played with jokers_per_deck = 2"):
+        check_rule_set_name(claimed.rules)  # ...but the name is a claim of its own
+    with pytest.raises(ReplayMismatch, match="names no rule set"):
+        check_rule_set_name(dataclasses.replace(record.rules, name="house-rules"))
+    with pytest.raises(ReplayMismatch, match="stock_size = 27"):
+        check_rule_set_name(dataclasses.replace(record.rules, stock_size=27))
