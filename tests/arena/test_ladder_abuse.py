@@ -141,3 +141,130 @@ def test_a_forfeit_is_rated_for_the_seat_at_fault_only(tmp_path: Path) -> None:
                           scores=[1, 0], faults=[[], []], replay=None, logs=[None, None], params=params, offender=None)
         winner = store.version(friend)
         assert winner is not None and winner.mu > params.mu and winner.games == 1
+
+
+@pytest.mark.slow
+def test_no_show_bots_are_benched_capped_and_nobody_learns_whom_it_plays(tmp_path: Path) -> None:
+    """The ladder in process on real workers and a real lobby: an entrant's two remote bots
+    that join and never play (31.7) hold one of the two slots at most and are benched after
+    BENCH_AFTER no-shows, their streams ended with the reason; the wins they handed out rate
+    nobody (31.8); a remote SDK bot and a house bot are told no opponent's name (31.8); the
+    house bot named ``a-seat1-b`` has exactly its own log recorded (31.13)."""
+    from referee.manifest import resolve_bot
+    from spite_arena.config import load_competition
+    from spite_arena.ladder import BENCH_AFTER, Ladder, share_of
+    from spite_arena.store import FORFEITED
+    from spite_sdk import Bot, policies
+    from spite_sdk.arena import ladder as sdk_ladder
+    from spite_sdk.connection import RefereeError, channel_options
+    from tournaments.backends import LocalBackend
+
+    file = tmp_path / "c.toml"
+    file.write_text(f'house_bots = ["{BOTS / "names" / "bot.toml"}", "greedy"]\nparallel = 2\nplacement_games = 2\n'
+                    '[time_control]\ndecision_ms = 1000\nbank_ms = 5000\nconnect_ms = 1500\n'
+                    '[limits]\nremote_matches = 8\n')
+    competition = load_competition(file)
+    data = tmp_path / "data"
+
+    class Seer(Bot):
+        name = "seer"
+        version = "1"
+        seen: list[tuple[int, tuple[str, ...]]] = []  # on the class: each game plays a copy of the bot
+
+        def on_welcome(self, welcome: Any) -> None:
+            Seer.seen.append((welcome.seat, welcome.seat_names))
+
+        def decide(self, observation: Any) -> Any:
+            return policies.greedy_move(observation)
+
+    with ArenaStore(data) as store:
+        for spec in competition.house_bots:
+            manifest = resolve_bot(spec)
+            store.ensure_house_bot(manifest.name, manifest.version, spec, competition.rating)
+        idle_key, seer_key = store.add_entrant("idle"), store.add_entrant("sdk")
+        lobby = Lobby(store, competition.rating, competition.limits.remote_matches)
+        ended: dict[str, tuple[grpc.StatusCode, str]] = {}
+        most_in_flight = 0
+
+        async def idle(address: str, name: str) -> None:
+            """Join, take games, never play them."""
+            async with grpc.aio.insecure_channel(address) as channel:
+                call = arena_pb2_grpc.ArenaStub(channel).Join(
+                    arena_pb2.JoinRequest(key=idle_key, bot_name=name, bot_version="1", capacity=4))
+                try:
+                    async for _ in call:
+                        pass
+                except grpc.aio.AioRpcError as error:
+                    ended[name] = (error.code(), error.details() or "")
+
+        def idle_versions() -> list[Any]:
+            return store.versions(entrant="idle")
+
+        def done() -> bool:
+            benched = [v for v in idle_versions() if v.status == "disabled"]
+            house_games = [g for g in store.games() if g.ending == "stock-emptied"
+                           and all(store.version(v).kind == "house" for v in g.versions)]  # type: ignore[union-attr]
+            return len(benched) == 2 and len(ended) == 2 and bool(Seer.seen) and bool(house_games)
+
+        async def play() -> None:
+            nonlocal most_in_flight
+            referee = await start_lobby("127.0.0.1:0", lobby)
+            ladder = Ladder(competition, store, LocalBackend(2), data, lobby=lobby, referee=referee)
+            tasks = [asyncio.create_task(idle(referee.address, f"idler{i}")) for i in range(2)]
+            tasks.append(asyncio.create_task(sdk_ladder(Seer(), referee.address, seer_key, 1, None, channel_options,
+                                                        RefereeError)))
+            running = asyncio.create_task(ladder.run())
+            try:
+                while not done():
+                    ids = {v.id for v in idle_versions()}
+                    most_in_flight = max(most_in_flight, sum(ladder.busy[v] for v in ids))
+                    await asyncio.sleep(0.05)
+            finally:
+                ladder.stopping.set()
+                await running
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                await referee.stop(grace=0.5)
+
+        asyncio.run(asyncio.wait_for(play(), 240))
+
+        # 31.7: at most its share of the two slots, then benched with the reason, the streams ended.
+        assert most_in_flight == share_of(2) == 1
+        for version in idle_versions():
+            assert version.status == "disabled" and version.reason.startswith("benched: lost ")
+            lost, _ = store.abandoned(version.id, 5)
+            assert lost == BENCH_AFTER
+        for code, details in ended.values():
+            assert code is grpc.StatusCode.FAILED_PRECONDITION and "is off the ladder (benched: lost" in details
+        with pytest.raises(JoinRefused, match=r"idle/idler0 v1 is off the ladder \(benched"):
+            lobby.join(idle_key, "idler0", "1", 1)
+        assert [i["kind"] for i in store.incidents()].count("benched") == 2
+
+        # 31.8: a forfeited game counts for the seat at fault only.
+        games = store.games(limit=1000)
+        assert sum(v.games for v in store.versions()) == sum(1 if g.ending in FORFEITED else 2 for g in games)
+        house = [v for v in store.versions() if v.entrant == "house"]
+        no_shows = [g for g in games if g.ending == "no-show"]
+        assert len(no_shows) >= 2 * BENCH_AFTER
+
+        # 31.8: nobody is told whom it plays.
+        for seat, names in Seer.seen:
+            assert names[seat] == "seer" and [n for i, n in enumerate(names) if i != seat] == [f"seat {1 - seat}"]
+        names_bot = next(v for v in house if v.bot == "a-seat1-b")
+        read = 0
+        for game in games:
+            for seat, (vid, log) in enumerate(zip(game.versions, game.logs)):
+                version = store.version(vid)
+                assert version is not None
+                if version.kind == "remote":
+                    assert log is None
+                    continue
+                # 31.13: exactly this seat's file, whatever the bot's name says
+                assert log is not None and log.endswith(f"-seat{seat}-{version.bot}.log"), (seat, game.logs)
+                if vid == names_bot.id and game.ending == "stock-emptied":
+                    text = Path(log).read_text()
+                    assert f"seat {seat} seat_names=" in text
+                    assert "greedy" not in text and "seer" not in text and f"'seat {1 - seat}'" in text
+                    read += 1
+        assert read
