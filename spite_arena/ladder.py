@@ -25,7 +25,7 @@ from referee.reports import MatchSummary
 from tournaments.jobs import JobResult, MatchJob, SeatJob
 
 from .config import Competition
-from .matchmaker import next_pairing
+from .matchmaker import next_pairing, within_share
 from .lobby import Lobby, RemoteBot
 from .store import ABANDONED, HOUSE, ArenaStore, Game, Version
 
@@ -103,11 +103,15 @@ class Ladder:
         active = {v.id: v for v in self.store.versions(statuses=("active",))}
         connected = self.lobby.connected() if self.lobby else set()
         available = self.lobby.available() if self.lobby else set()
+        share = share_of(max(1, self.backend.slots))
+        within = {v.id for v in within_share(list(active.values()), self.busy, share)}
         for game in self.store.pending_games():
             if game.id in self._running:
                 continue
             if not all(v in active for v in game.versions):
                 continue
+            if not all(v in within for v in game.versions):
+                continue  # a duplicate's second half, or a retry, waits for its entrant's share
             remote = [v for v in game.versions if self._remote(active, v)]
             if any(v not in connected for v in remote):
                 if time.monotonic() - self._started > REJOIN_GRACE_S:
@@ -122,7 +126,7 @@ class Ladder:
         candidates = [v for v in active.values() if v.kind != "remote" or v.id in connected]
         ready = [v for v in candidates if v.kind != "remote" or v.id in available]
         pairing = next_pairing(candidates, self.busy, self.rng, placement_games=self.competition.placement_games,
-                               available=ready, share=share_of(max(1, self.backend.slots)))
+                               available=ready, share=share)
         if pairing is None:
             return None
         # Remote seats last: the local bots are launched for the first seats (who moves
