@@ -191,6 +191,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
                 assignment = await bot.assignments.get()
                 if isinstance(assignment, JoinRefused):
                     await context.abort(assignment.code, str(assignment))
+                    return
                 yield assignment
         finally:
             self.lobby.leave(bot)

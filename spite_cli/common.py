@@ -12,7 +12,7 @@ from rich.console import Console
 
 from referee import limits
 from referee.match import Policy, TimeControl
-from tournaments.config import MAX_PARALLEL  # one range for --parallel and a file's parallel
+from tournaments.config import MAX_PARALLEL as MAX_PARALLEL  # one range for --parallel and a file's parallel
 
 # -- exit codes: the same in every command (README "Exit codes", `spite --help`) -----------
 
