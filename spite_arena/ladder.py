@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.replay import bot_log_path
 from referee.server import RunningReferee
 from referee.status import MatchState
 from tournaments.backends import Backend, WorkerDied
@@ -285,10 +286,10 @@ class Ladder:
 
 
 def seat_logs(logs_dir: Path, summary: MatchSummary) -> list[str | None]:
-    """Each seat's log file, by the exact name the launcher gave it (``MATCH-seatN-NAME.log``,
-    :func:`referee.local.play_local_match`), never by a pattern a bot's name could match."""
+    """Each seat's log file, by the exact name the launcher gave it (:func:`referee.replay.bot_log_path`),
+    never by a pattern a bot's name could match."""
     logs: list[str | None] = []
     for seat in summary.seats:
-        path = logs_dir / f"{summary.match_id}-seat{seat.seat}-{seat.name}.log"
+        path = bot_log_path(logs_dir, summary.match_id, seat.seat, seat.name)
         logs.append(str(path) if summary.match_id and path.parent == logs_dir and path.is_file() else None)
     return logs
