@@ -268,3 +268,59 @@ def test_no_show_bots_are_benched_capped_and_nobody_learns_whom_it_plays(tmp_pat
                     assert "greedy" not in text and "seer" not in text and f"'seat {1 - seat}'" in text
                     read += 1
         assert read
+
+
+@pytest.mark.slow
+def test_spite_serve_benches_two_keys_that_join_and_never_play(tmp_path: Path) -> None:
+    """The issue's reproduction on a real ``spite serve``: two keys join and ignore every game
+    (31.7). Each gets BENCH_AFTER games, then its owner reads on /api/me why it is benched,
+    its stream ends with that reason, and the house bots go on playing; the no-shows gave the
+    house bots no rating (31.8)."""
+    import threading
+
+    from spite_arena.ladder import BENCH_AFTER
+
+    from .conftest import COMPETITION, running_arena
+
+    competition = (COMPETITION.replace('house_bots = ["greedy"]', 'house_bots = ["greedy", "naive"]')
+                   .replace("parallel = 1", "parallel = 2").replace("connect_ms = 8000", "connect_ms = 1500"))
+    with running_arena(tmp_path, competition) as arena:
+        keys = {name: arena.add_entrant(name) for name in ("ghost1", "ghost2")}
+        ended: dict[str, tuple[grpc.StatusCode, str]] = {}
+
+        async def ghosts() -> None:
+            async def ghost(name: str) -> None:
+                async with grpc.aio.insecure_channel(arena.grpc) as channel:
+                    call = arena_pb2_grpc.ArenaStub(channel).Join(
+                        arena_pb2.JoinRequest(key=keys[name], bot_name="ghost", bot_version="1", capacity=4))
+                    try:
+                        async for _ in call:
+                            pass
+                    except grpc.aio.AioRpcError as error:
+                        ended[name] = (error.code(), error.details() or "")
+            await asyncio.wait_for(asyncio.gather(*(ghost(n) for n in keys)), 240)
+
+        thread = threading.Thread(target=lambda: asyncio.run(ghosts()), daemon=True)
+        thread.start()
+
+        def benched() -> list[dict[str, Any]]:
+            versions = [arena.get("/api/me", key)[1]["versions"] for key in keys.values()]
+            found = [v[0] for v in versions if v and v[0]["status"] == "disabled"]
+            return found if len(found) == 2 else []
+
+        for version in arena.wait_for("both ghosts benched", benched, timeout=200):
+            assert version["reason"].startswith(f"benched: lost {BENCH_AFTER} of its last ") and \
+                version["games"] == BENCH_AFTER
+        thread.join(60)
+        assert sorted(ended) == ["ghost1", "ghost2"]
+        for code, details in ended.values():
+            assert code is grpc.StatusCode.FAILED_PRECONDITION and "is off the ladder (benched: lost" in details
+        board = arena.get("/api/leaderboard")[1]
+        assert {r["entrant"] for r in board} == {"house"}  # benched versions leave the board
+        games = arena.get("/api/games?limit=500")[1]["games"]
+        ghost_games = [g for g in games if any(b.startswith("ghost") for b in g["bots"])]
+        assert len(ghost_games) == 2 * BENCH_AFTER and {g["ending"] for g in ghost_games} == {"no-show"}
+        house_games = [g for g in games if g not in ghost_games]
+        assert sum(r["games"] for r in board) == 2 * len(house_games)  # no-shows counted for no house bot
+        arena.wait_for("the house bots playing on", lambda: len(arena.get("/api/games?limit=500")[1]["games"])
+                       > len(games))
