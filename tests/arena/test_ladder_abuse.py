@@ -279,6 +279,7 @@ def test_spite_serve_benches_two_keys_that_join_and_never_play(tmp_path: Path) -
     import threading
 
     from spite_arena.ladder import BENCH_AFTER
+    from spite_arena.store import FORFEITED
 
     from .conftest import COMPETITION, running_arena
 
@@ -315,12 +316,18 @@ def test_spite_serve_benches_two_keys_that_join_and_never_play(tmp_path: Path) -
         assert sorted(ended) == ["ghost1", "ghost2"]
         for code, details in ended.values():
             assert code is grpc.StatusCode.FAILED_PRECONDITION and "is off the ladder (benched: lost" in details
-        board = arena.get("/api/leaderboard")[1]
+        def snapshot() -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
+            """The leaderboard and the games list at one moment (no game finished in between)."""
+            before = arena.get("/api/games?limit=500")[1]["games"]
+            board = arena.get("/api/leaderboard")[1]
+            return (board, before) if arena.get("/api/games?limit=500")[1]["games"] == before else None
+
+        board, games = arena.wait_for("a quiet moment", snapshot, timeout=60)
         assert {r["entrant"] for r in board} == {"house"}  # benched versions leave the board
-        games = arena.get("/api/games?limit=500")[1]["games"]
         ghost_games = [g for g in games if any(b.startswith("ghost") for b in g["bots"])]
         assert len(ghost_games) == 2 * BENCH_AFTER and {g["ending"] for g in ghost_games} == {"no-show"}
         house_games = [g for g in games if g not in ghost_games]
-        assert sum(r["games"] for r in board) == 2 * len(house_games)  # no-shows counted for no house bot
+        # the no-shows counted for no house bot (a house game a referee ended counts for its offender only)
+        assert sum(r["games"] for r in board) == sum(1 if g["ending"] in FORFEITED else 2 for g in house_games)
         arena.wait_for("the house bots playing on", lambda: len(arena.get("/api/games?limit=500")[1]["games"])
                        > len(games))
