@@ -164,8 +164,10 @@ class Lobby:
 
 
 def refusal(title: str, reason: str) -> str:
-    return (f"{title} is off the ladder ({reason or 'disabled by the organizer'}); fix the bot and join with a new "
-            f"version string")
+    """Why a version's Join is refused, and what to do."""
+    if reason.startswith("benched:"):
+        return f"{title} is off the ladder ({reason}); fix the bot and join with a new version string"
+    return f"{title} is off the ladder (disabled by the organizer: {reason or 'no reason given'}); ask the organizer"
 
 
 class ArenaServicer(arena_pb2_grpc.ArenaServicer):

@@ -331,3 +331,16 @@ def test_spite_serve_benches_two_keys_that_join_and_never_play(tmp_path: Path) -
         assert sum(r["games"] for r in board) == sum(1 if g["ending"] in FORFEITED else 2 for g in house_games)
         arena.wait_for("the house bots playing on", lambda: len(arena.get("/api/games?limit=500")[1]["games"])
                        > len(games))
+
+
+def test_a_disabled_remote_version_is_told_why_it_cannot_join(tmp_path: Path) -> None:
+    with ArenaStore(tmp_path) as store:
+        key = store.add_entrant("eve")
+        lobby = Lobby(store, RatingParams(), per_key=4)
+        version = lobby.join(key, "bot", "1", 1).version_id
+        store.set_version_status(version, "disabled", "plays for a friend")
+        lobby.bots.clear()
+        with pytest.raises(JoinRefused, match=r"eve/bot v1 is off the ladder \(disabled by the organizer: plays "
+                                              r"for a friend\); ask the organizer") as refused:
+            lobby.join(key, "bot", "1", 1)
+        assert refused.value.code is grpc.StatusCode.FAILED_PRECONDITION
