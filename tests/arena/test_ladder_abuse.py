@@ -13,7 +13,7 @@ import grpc
 import pytest
 from spite.v1 import arena_pb2, arena_pb2_grpc
 
-from spite_arena.lobby import JOINS_PER_MINUTE, NEW_VERSIONS_PER_HOUR, JoinRefused, Lobby, start_lobby
+from spite_arena.lobby import Lobby, start_lobby
 from spite_arena.matchmaker import next_pairing
 from spite_arena.store import ArenaStore
 from tournaments.ratings import RatingParams
@@ -48,6 +48,8 @@ def test_join_spam_is_refused_per_key_and_makes_few_versions(tmp_path: Path) -> 
     """31.10: 300 joins with new version strings made 285 versions; now a key gets
     JOINS_PER_MINUTE joins a minute and NEW_VERSIONS_PER_HOUR new versions an hour, each
     refusal one line saying what to do."""
+    from spite_arena.lobby import JOINS_PER_MINUTE, NEW_VERSIONS_PER_HOUR, JoinRefused
+
     with ArenaStore(tmp_path) as store:
         key = store.add_entrant("spam")
         other = store.add_entrant("calm")
@@ -152,6 +154,7 @@ def test_no_show_bots_are_benched_capped_and_nobody_learns_whom_it_plays(tmp_pat
     house bot named ``a-seat1-b`` has exactly its own log recorded (31.13)."""
     from referee.manifest import resolve_bot
     from spite_arena.config import load_competition
+    from spite_arena.lobby import JoinRefused
     from spite_arena.ladder import BENCH_AFTER, Ladder, share_of
     from spite_arena.store import FORFEITED
     from spite_sdk import Bot, policies
@@ -278,10 +281,10 @@ def test_spite_serve_benches_two_keys_that_join_and_never_play(tmp_path: Path) -
     house bots no rating (31.8)."""
     import threading
 
-    from spite_arena.ladder import BENCH_AFTER
-    from spite_arena.store import FORFEITED
-
     from .conftest import COMPETITION, running_arena
+
+    BENCH_AFTER = 3  # noqa: N806 (spite_arena.ladder's, spelled out so the test runs on code without it)
+    FORFEITED = {"no-show", "disconnect", "timeout", "crash", "illegal-move", "malformed", "forfeit"}  # noqa: N806
 
     competition = (COMPETITION.replace('house_bots = ["greedy"]', 'house_bots = ["greedy", "naive"]')
                    .replace("parallel = 1", "parallel = 2").replace("connect_ms = 8000", "connect_ms = 1500"))
@@ -334,6 +337,8 @@ def test_spite_serve_benches_two_keys_that_join_and_never_play(tmp_path: Path) -
 
 
 def test_a_disabled_remote_version_is_told_why_it_cannot_join(tmp_path: Path) -> None:
+    from spite_arena.lobby import JoinRefused
+
     with ArenaStore(tmp_path) as store:
         key = store.add_entrant("eve")
         lobby = Lobby(store, RatingParams(), per_key=4)
@@ -344,3 +349,11 @@ def test_a_disabled_remote_version_is_told_why_it_cannot_join(tmp_path: Path) ->
                                               r"for a friend\); ask the organizer") as refused:
             lobby.join(key, "bot", "1", 1)
         assert refused.value.code is grpc.StatusCode.FAILED_PRECONDITION
+
+
+def test_the_bench_and_the_rating_rule_say_what_the_tests_spell_out() -> None:
+    from spite_arena.ladder import BENCH_AFTER, BENCH_OF
+    from spite_arena.store import FORFEITED
+
+    assert (BENCH_AFTER, BENCH_OF) == (3, 5)
+    assert FORFEITED == {"no-show", "disconnect", "timeout", "crash", "illegal-move", "malformed", "forfeit"}
