@@ -130,7 +130,8 @@ class Lobby:
                               f"the stream open (SPITE_ARENA_CAPACITY=N for N games at once)")
         entrant = self.store.entrant_for_key(key)
         if entrant is None:
-            raise LookupError("unknown key")
+            raise LookupError("unknown key; use the key `spite arena add-entrant` printed for you (the organizer can "
+                              "rotate it)")
         if not name or len(name) > 40 or not set(name) <= NAME_CHARS:
             raise ValueError("bot_name must be 1-40 characters of letters, digits, '_', '-' or '.'")
         if len(label.encode()) > 64:
