@@ -91,6 +91,9 @@ class MatchConfig:
     """Whether launched bots run between their decisions (see :class:`Thinking`)."""
     lag_limit_ms: int = LAG_LIMIT_MS
     """Referee lateness over which a timeout voids the match instead of losing it."""
+    hide_names: bool = False
+    """Welcome names no other seat's bot: each reads ``seat N`` (a hosted ladder, so a bot
+    cannot lose on purpose to a chosen opponent). Reports and replays keep the names."""
 
     def __post_init__(self) -> None:
         if len(self.seat_names) != self.rules.players:
@@ -133,7 +136,8 @@ class Match(SeatRoster):
         return rpb.RefereeMessage(welcome=rpb.Welcome(
             seat=seat.index, rules=rules_to_proto(self.rules), time_control=self.config.time_control.to_pb(),
             games=self.config.games, match_id=self.match_id, protocol_version=PROTOCOL_VERSION,
-            seat_names=[s.report.name for s in self.seats],
+            seat_names=[f"seat {s.index}" if self.config.hide_names and s is not seat else s.report.name
+                        for s in self.seats],
             policy=rpb.POLICY_FORFEIT if self.config.policy is Policy.FORFEIT else rpb.POLICY_SUBSTITUTE))
 
     # -- the match ------------------------------------------------------------------------

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import re
 import shutil
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from referee.manifest import resolve_bot
 from tournaments import seeds
@@ -45,6 +48,68 @@ def finalist_name(version: Version) -> str:
     return f"{version.entrant}-{version.bot}-v{version.version}"
 
 
+def rename(manifest: Path, name: str, title: str) -> None:
+    """Give a frozen copy's ``bot.toml`` its finalist name: parsed, renamed, written again
+    (a pattern on its text can be fooled, e.g. by a ``name =`` line inside a multi-line string)."""
+    try:
+        data = tomllib.loads(manifest.read_text())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise FinalsError(f"{title}: its bot.toml cannot be read: {error}") from None
+    data["name"] = name
+    text = toml_document(data, f"{title}, frozen for the finals by `spite arena finals`")
+    if tomllib.loads(text) != data:
+        raise FinalsError(f"{title}: its bot.toml cannot be written back as it was; rename it by hand")
+    manifest.write_text(text)
+
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.match(key) else _toml_string(key)
+
+
+def _toml_string(text: str) -> str:
+    """A TOML basic string: quotes, backslashes and control characters escaped, the rest as is."""
+    out = []
+    for char in text:
+        if char in '"\\':
+            out.append("\\" + char)
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else ("nan" if value != value else ("inf" if value > 0 else "-inf"))
+    if isinstance(value, str):
+        return _toml_string(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
+    raise FinalsError(f"a bot.toml value of type {type(value).__name__} cannot be frozen; use strings, numbers, "
+                      f"booleans, arrays and tables")
+
+
+def toml_document(data: dict[str, Any], comment: str) -> str:
+    """``data`` as a TOML document: its plain keys, then a ``[table]`` per table (deeper tables
+    inline). Enough for a bot manifest's fields (``referee.manifest``)."""
+    lines = [f"# {line}" for line in comment.splitlines()]
+    tables = {k: v for k, v in data.items() if isinstance(v, dict)}
+    lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in data.items() if k not in tables]
+    for key, table in tables.items():
+        lines += ["", f"[{_toml_key(key)}]"] + [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in table.items()]
+    return "\n".join(lines) + "\n"
+
+
 def prepare_finals(store: ArenaStore, competition: Competition, data: Path) -> FinalsPlan:
     """Freeze the finalists and write the finals' tournament file (nothing is played yet)."""
     ranked = sorted(store.versions(statuses=("active",)), key=lambda v: (-v.conservative, -v.mu, v.id))
@@ -53,6 +118,7 @@ def prepare_finals(store: ArenaStore, competition: Competition, data: Path) -> F
     if len(finalists) < 2:
         raise FinalsError(f"the finals need two versions that run here among the top {competition.finals.top}; "
                           f"found {len(finalists)}")
+    data = data.resolve()  # the tournament file resolves its paths against its own folder
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     directory = data / "finals" / stamp
     bots = directory / "bots"
@@ -65,11 +131,7 @@ def prepare_finals(store: ArenaStore, competition: Competition, data: Path) -> F
         frozen = bots / finalist_name(version)
         shutil.copytree(manifest.path.parent, frozen, symlinks=False,
                         ignore=shutil.ignore_patterns("__pycache__", ".*"))
-        text = (frozen / "bot.toml").read_text()
-        text, renamed = re.subn(r'(?m)^name\s*=.*$', f"name = {json.dumps(finalist_name(version))}", text, count=1)
-        if not renamed:
-            raise FinalsError(f"{version.title}: its bot.toml has no top-level name line to rename")
-        (frozen / "bot.toml").write_text(text)
+        rename(frozen / "bot.toml", finalist_name(version), version.title)
         entries.append(str(frozen / "bot.toml"))
     secret = seeds.new_secret()
     seeds.write_secret(directory / "seed.secret", secret)
@@ -86,6 +148,7 @@ def prepare_finals(store: ArenaStore, competition: Competition, data: Path) -> F
         f"rounds = 1",
         f"parallel = {competition.parallel}",
         f"policy = {json.dumps(competition.policy.value)}",
+        'entrants = "untrusted"',  # the finals never run entrants' bots unisolated
         f"replay_dir = {json.dumps(str(directory / 'replays'))}",
         f"log_dir = {json.dumps(str(directory / 'logs'))}",
         "", "[time_control]",

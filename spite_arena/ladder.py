@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.replay import bot_log_path
 from referee.server import RunningReferee
 from referee.status import MatchState
 from tournaments.backends import Backend, WorkerDied
@@ -25,15 +26,25 @@ from referee.reports import MatchSummary
 from tournaments.jobs import JobResult, MatchJob, SeatJob
 
 from .config import Competition
-from .matchmaker import next_pairing
+from .matchmaker import next_pairing, within_share
 from .lobby import Lobby, RemoteBot
-from .store import ArenaStore, Game, Version
+from .store import ABANDONED, HOUSE, ArenaStore, Game, Version
 
 log = logging.getLogger("spite.arena")
 MAX_ATTEMPTS = 3
 IDLE_S = 0.5
 REJOIN_GRACE_S = 60.0
 """After a start, how long a pending game waits for its remote bots to join again before it is void."""
+BENCH_AFTER, BENCH_OF = 3, 5
+"""An entrant's version that lost ``BENCH_AFTER`` of its last ``BENCH_OF`` games by not playing
+them out (a no-show, a disconnect, a timeout, a crash) is benched: disabled with the reason,
+which its owner sees; its joined streams end with it."""
+
+
+def share_of(slots: int) -> int:
+    """The most of the ladder's games one entrant's versions hold at once: half the slots
+    (at least one), so two no-show keys cannot keep every slot waiting on them."""
+    return max(1, slots // 2)
 
 
 @dataclass
@@ -77,7 +88,7 @@ class Ladder:
                         time_control=self.competition.time_control, games=1, seed=game.seed,
                         bot_seed=game.bot_seed, policy=self.competition.policy,
                         replay_dir=str(self.data / "replays"), log_dir=str(self.data / "logs" / str(game.id)),
-                        hide=hide)
+                        hide=hide, hide_names=True)
 
     def _remote(self, versions: dict[int, Version], vid: int) -> bool:
         version = versions.get(vid)
@@ -93,11 +104,15 @@ class Ladder:
         active = {v.id: v for v in self.store.versions(statuses=("active",))}
         connected = self.lobby.connected() if self.lobby else set()
         available = self.lobby.available() if self.lobby else set()
+        share = share_of(max(1, self.backend.slots))
+        within = {v.id for v in within_share(list(active.values()), self.busy, share)}
         for game in self.store.pending_games():
             if game.id in self._running:
                 continue
             if not all(v in active for v in game.versions):
                 continue
+            if not all(v in within for v in game.versions):
+                continue  # a duplicate's second half, or a retry, waits for its entrant's share
             remote = [v for v in game.versions if self._remote(active, v)]
             if any(v not in connected for v in remote):
                 if time.monotonic() - self._started > REJOIN_GRACE_S:
@@ -112,7 +127,7 @@ class Ladder:
         candidates = [v for v in active.values() if v.kind != "remote" or v.id in connected]
         ready = [v for v in candidates if v.kind != "remote" or v.id in available]
         pairing = next_pairing(candidates, self.busy, self.rng, placement_games=self.competition.placement_games,
-                               available=ready)
+                               available=ready, share=share)
         if pairing is None:
             return None
         # Remote seats last: the local bots are launched for the first seats (who moves
@@ -186,9 +201,9 @@ class Ladder:
         versions = [self.store.version(v) for v in game.versions]
         try:
             local = [resolve_bot(v.spec) for v in versions if v is not None and v.kind != "remote"]
-            names = [v.bot if v else "?" for v in versions]
+            names = [m.name for m in local] + [v.bot if v else "?" for v in versions[len(local):]]
             config = MatchConfig(parse_rules(self.competition.rules), names, self.competition.time_control, 1,
-                                 game.seed, self.competition.policy, self.data / "replays")
+                                 game.seed, self.competition.policy, self.data / "replays", hide_names=True)
         except (ManifestError, ValueError) as error:
             return JobResult(game.id, worker, False, error=f"cannot set the game up: {error}", platform_fault=True)
         # Reserved now, before the first await: another slot cannot count on the same room.
@@ -236,11 +251,7 @@ class Ladder:
             return
         health.played += 1
         played = summary.games[0]
-        logs_dir = self.data / "logs" / str(game.id)
-        logs: list[str | None] = []
-        for seat in range(len(game.versions)):
-            found = sorted(logs_dir.glob(f"*-seat{seat}-*.log")) if logs_dir.is_dir() else []
-            logs.append(str(found[0]) if found else None)
+        logs = seat_logs(self.data / "logs" / str(game.id), summary)
         faults = [s.faults for s in summary.seats]
         for seat, report in enumerate(summary.seats):
             if report.crashes:
@@ -252,4 +263,33 @@ class Ladder:
         self.store.finish_game(game.id, ending=played.outcome.ending.value, reason=played.outcome.reason,
                                winners=played.outcome.winners, scores=played.outcome.scores, faults=faults,
                                replay=played.replay, logs=logs, params=self.competition.rating,
-                               rated=game.phase == "ladder")
+                               rated=game.phase == "ladder", offender=played.outcome.offender)
+        if played.outcome.ending.value in ABANDONED:
+            for vid in set(game.versions):
+                self.bench_if_absent(vid)
+
+    def bench_if_absent(self, version_id: int) -> None:
+        """Bench an entrant's version that keeps not playing its games out (:data:`BENCH_AFTER`)."""
+        version = self.store.version(version_id)
+        if version is None or version.entrant == HOUSE or version.status != "active":
+            return
+        lost, looked = self.store.abandoned(version_id, BENCH_OF)
+        if lost < BENCH_AFTER:
+            return
+        reason = (f"benched: lost {lost} of its last {looked} games without playing them out (no-show, "
+                  f"disconnect, timeout or crash)")
+        self.store.set_version_status(version_id, "disabled", reason)
+        self.store.add_incident("benched", f"version {version_id} ({version.title}): {reason}")
+        if self.lobby is not None:
+            self.lobby.bench(version_id, version.title, reason)
+        log.warning("%s %s", version.title, reason)
+
+
+def seat_logs(logs_dir: Path, summary: MatchSummary) -> list[str | None]:
+    """Each seat's log file, by the exact name the launcher gave it (:func:`referee.replay.bot_log_path`),
+    never by a pattern a bot's name could match."""
+    logs: list[str | None] = []
+    for seat in summary.seats:
+        path = bot_log_path(logs_dir, summary.match_id, seat.seat, seat.name)
+        logs.append(str(path) if summary.match_id and path.parent == logs_dir and path.is_file() else None)
+    return logs

@@ -13,9 +13,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections import defaultdict
+import time
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 import grpc
 from spite.v1 import arena_pb2, arena_pb2_grpc
@@ -23,11 +24,45 @@ from spite.v1 import arena_pb2, arena_pb2_grpc
 from referee.server import SERVER_OPTIONS, Arena, RefereeServicer, RunningReferee, add_referee_servicer
 from tournaments.ratings import RatingParams
 
-from .store import NAME_CHARS, ArenaStore
+from .store import NAME_CHARS, ArenaStore, VersionLimit, hash_key
 
 log = logging.getLogger("spite.arena")
 KEY_METADATA = "spite-bot-key"
 MAX_CAPACITY = 64
+JOINS_PER_MINUTE = 12
+"""Joins per key (known or not) in any sliding minute: the SDKs' reconnect backoff stays far
+below it; 300 joins in 16 s do not."""
+NEW_VERSIONS_PER_HOUR = 6
+"""New remote versions (new version strings) per entrant per hour, as many as uploads checked."""
+
+
+class JoinRefused(Exception):
+    """A Join the lobby refuses; ``code`` is the gRPC status, the message one line saying what to do."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class SlidingWindow:
+    """At most ``limit`` events per name in any sliding ``seconds``."""
+
+    def __init__(self, limit: int, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit, self.seconds, self.clock = limit, seconds, clock
+        self.seen: dict[str, deque[float]] = defaultdict(deque)
+
+    def allow(self, name: str) -> bool:
+        now = self.clock()
+        if len(self.seen) > 10_000:  # forget idle names: made-up keys cannot grow this without end
+            for idle in [n for n, t in self.seen.items() if not t or t[-1] < now - self.seconds]:
+                del self.seen[idle]
+        times = self.seen[name]
+        while times and times[0] <= now - self.seconds:
+            times.popleft()
+        if len(times) >= self.limit:
+            return False
+        times.append(now)
+        return True
 
 
 @dataclass
@@ -38,7 +73,7 @@ class RemoteBot:
     version_id: int
     capacity: int
     in_flight: int = 0
-    assignments: asyncio.Queue[arena_pb2.Assignment] = field(default_factory=asyncio.Queue)
+    assignments: asyncio.Queue[arena_pb2.Assignment | JoinRefused] = field(default_factory=asyncio.Queue)
 
     @property
     def free(self) -> bool:
@@ -48,10 +83,14 @@ class RemoteBot:
 class Lobby:
     """The joined remote bots, per version."""
 
-    def __init__(self, store: ArenaStore, params: RatingParams, per_key: int) -> None:
+    def __init__(self, store: ArenaStore, params: RatingParams, per_key: int, *,
+                 joins_per_minute: int = JOINS_PER_MINUTE, new_versions_per_hour: int = NEW_VERSIONS_PER_HOUR,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
         self.params = params
         self.per_key = per_key
+        self.new_versions_per_hour = new_versions_per_hour
+        self.joins = SlidingWindow(joins_per_minute, 60.0, clock)
         self.bots: dict[int, list[RemoteBot]] = defaultdict(list)
 
     def connected(self) -> set[int]:
@@ -83,10 +122,16 @@ class Lobby:
         return bot
 
     def join(self, key: str, name: str, label: str, capacity: int) -> RemoteBot:
-        """Check a Join and register it; raises :class:`LookupError` (key) or :class:`ValueError`."""
+        """Check a Join and register it; raises :class:`LookupError` (key), :class:`ValueError`,
+        :class:`OverflowError` (capacity) or :class:`JoinRefused` (rate, versions, bench)."""
+        if not self.joins.allow(hash_key(key)):
+            raise JoinRefused(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                              f"more than {self.joins.limit} joins with this key in a minute; join once and keep "
+                              f"the stream open (SPITE_ARENA_CAPACITY=N for N games at once)")
         entrant = self.store.entrant_for_key(key)
         if entrant is None:
-            raise LookupError("unknown key")
+            raise LookupError("unknown key; use the key `spite arena add-entrant` printed for you (the organizer can "
+                              "rotate it)")
         if not name or len(name) > 40 or not set(name) <= NAME_CHARS:
             raise ValueError("bot_name must be 1-40 characters of letters, digits, '_', '-' or '.'")
         if len(label.encode()) > 64:
@@ -97,13 +142,33 @@ class Lobby:
         room = self.per_key - used
         if room <= 0:
             raise OverflowError(f"this key already plays {used} remote games at once, the competition's limit")
-        version_id = self.store.remote_version(entrant.id, name, label, self.params)
+        try:
+            version_id = self.store.remote_version(entrant.id, name, label, self.params,
+                                                   new_per_hour=self.new_versions_per_hour)
+        except VersionLimit as error:
+            raise JoinRefused(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error)) from None
+        version = self.store.version(version_id)
+        if version is not None and version.status != "active":
+            raise JoinRefused(grpc.StatusCode.FAILED_PRECONDITION, refusal(version.title, version.reason))
         bot = RemoteBot(entrant.name, version_id, min(capacity, room))
         self.bots[version_id].append(bot)
         return bot
 
     def leave(self, bot: RemoteBot) -> None:
-        self.bots[bot.version_id].remove(bot)
+        if bot in self.bots[bot.version_id]:
+            self.bots[bot.version_id].remove(bot)
+
+    def bench(self, version_id: int, title: str, reason: str) -> None:
+        """End every joined stream of a version taken off the ladder, telling it why."""
+        for bot in self.bots.pop(version_id, []):
+            bot.assignments.put_nowait(JoinRefused(grpc.StatusCode.FAILED_PRECONDITION, refusal(title, reason)))
+
+
+def refusal(title: str, reason: str) -> str:
+    """Why a version's Join is refused, and what to do."""
+    if reason.startswith("benched:"):
+        return f"{title} is off the ladder ({reason}); fix the bot and join with a new version string"
+    return f"{title} is off the ladder (disabled by the organizer: {reason or 'no reason given'}); ask the organizer"
 
 
 class ArenaServicer(arena_pb2_grpc.ArenaServicer):
@@ -121,10 +186,16 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error))
         except ValueError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+        except JoinRefused as refused:
+            await context.abort(refused.code, str(refused))
         log.info("remote bot joined: %s version %d, capacity %d", bot.entrant, bot.version_id, bot.capacity)
         try:
             while True:
-                yield await bot.assignments.get()
+                assignment = await bot.assignments.get()
+                if isinstance(assignment, JoinRefused):
+                    await context.abort(assignment.code, str(assignment))
+                    return
+                yield assignment
         finally:
             self.lobby.leave(bot)
             log.info("remote bot left: %s version %d", bot.entrant, bot.version_id)

@@ -46,14 +46,30 @@ def seed_order(candidates: Sequence[Version], busy: Counter[int], placement_game
                                              v.last_played_at or "", v.id))
 
 
+def within_share(ready: Sequence[Version], busy: Counter[int], share: int | None,
+                 everyone: Sequence[Version] = ()) -> list[Version]:
+    """The versions that may take one more game without holding more than ``share`` of the
+    ladder's games at once, themselves or with the rest of their entrant's versions (the
+    house's bots are the organizer's and not capped). ``everyone``: the versions whose games
+    in flight count (default: ``ready``). None: no cap."""
+    if share is None:
+        return list(ready)
+    held: Counter[str] = Counter()
+    for version in {v.id: v for v in (*ready, *everyone)}.values():
+        held[version.entrant] += busy[version.id]
+    return [v for v in ready if v.entrant == HOUSE or (busy[v.id] < share and held[v.entrant] < share)]
+
+
 def next_pairing(candidates: Sequence[Version], busy: Counter[int], rng: random.Random, *,
-                 placement_games: int = 0, available: Sequence[Version] | None = None) -> Pairing | None:
+                 placement_games: int = 0, available: Sequence[Version] | None = None,
+                 share: int | None = None) -> Pairing | None:
     """The next game, or None if fewer than two versions can play.
 
     ``candidates`` are the active versions; ``available`` (default: the same) those that can
     take one more game now (a remote bot at its declared capacity cannot); ``busy`` counts
-    each version's games in flight."""
-    ready = list(available if available is not None else candidates)
+    each version's games in flight; ``share`` caps the games at once of an entrant's versions
+    (:func:`within_share`)."""
+    ready = within_share(list(available if available is not None else candidates), busy, share, candidates)
     if len(ready) < 2:
         return None
     for seed in seed_order(ready, busy, placement_games):

@@ -94,7 +94,7 @@ CREATE TABLE IF NOT EXISTS incidents (
     id INTEGER PRIMARY KEY,
     at TEXT NOT NULL,
     game_id INTEGER,
-    kind TEXT NOT NULL,              -- 'retried', 'crash', 'timeout', 'platform', 'refused'
+    kind TEXT NOT NULL,              -- 'retried', 'crash', 'timeout', 'platform', 'refused', 'benched'
     detail TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS builds (
@@ -106,6 +106,16 @@ CREATE TABLE IF NOT EXISTS builds (
 
 class ArenaStoreError(RuntimeError):
     """The store cannot do what was asked; the message says why."""
+
+
+class VersionLimit(ArenaStoreError):
+    """An entrant asked for more new versions than the competition allows in an hour."""
+
+
+ABANDONED = frozenset({"no-show", "disconnect", "timeout", "crash"})
+"""Endings that say the loser did not play the game out: it never came, left, stalled or died."""
+FORFEITED = ABANDONED | {"illegal-move", "malformed", "forfeit"}
+"""Endings by the referee's hand (not the rules'): rated for the seat at fault only."""
 
 
 def now() -> str:
@@ -333,15 +343,27 @@ class ArenaStore:
             (entrant_id, bot, number, label, kind, spec, status, params.mu, params.sigma, now()))
         return int(cursor.lastrowid or 0)
 
-    def remote_version(self, entrant_id: int, bot: str, label: str, params: RatingParams) -> int:
+    def remote_version(self, entrant_id: int, bot: str, label: str, params: RatingParams, *,
+                       new_per_hour: int | None = None) -> int:
         """The active remote version of the entrant's bot with this version label: the same
-        one on every Join, a new one (retiring the bot's others) when the label changes."""
+        one on every Join, a new one (retiring the bot's others) when the label changes.
+
+        With ``new_per_hour``, an entrant that made that many remote versions in the last
+        hour gets :class:`VersionLimit` instead of another (join spam, and a benched bot
+        renaming its version to escape the bench)."""
         with self.transaction():
             row = self.db.execute("SELECT id, status FROM versions WHERE entrant_id = ? AND bot = ? AND label = ? "
                                   "AND kind = 'remote' ORDER BY id DESC LIMIT 1",
                                   (entrant_id, bot, label)).fetchone()
             if row is not None and row["status"] in ("active", "disabled"):
                 return int(row["id"])
+            if new_per_hour is not None:
+                since = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).isoformat(timespec="milliseconds")
+                made = self.db.execute("SELECT COUNT(*) FROM versions WHERE entrant_id = ? AND kind = 'remote' "
+                                       "AND created_at >= ?", (entrant_id, since)).fetchone()[0]
+                if made >= new_per_hour:
+                    raise VersionLimit(f"this key made {made} remote bot versions in the last hour, the most there "
+                                       f"may be; join with the version string of its active version, or wait an hour")
             self.db.execute("UPDATE versions SET status = 'retired' WHERE entrant_id = ? AND bot = ? "
                             "AND status = 'active'", (entrant_id, bot))
             return self._add_version(entrant_id, bot, label, "remote", f"remote:{bot}", "active", params)
@@ -420,8 +442,14 @@ class ArenaStore:
 
     def finish_game(self, game_id: int, *, ending: str, reason: str, winners: Sequence[int], scores: Sequence[int],
                     faults: Sequence[Sequence[str]], replay: str | None, logs: Sequence[str | None],
-                    params: RatingParams, rated: bool = True) -> None:
-        """Record a played game and, in the same transaction, its versions' new ratings."""
+                    params: RatingParams, rated: bool = True, offender: int | None = None) -> None:
+        """Record a played game and, in the same transaction, its versions' new ratings.
+
+        ``offender``: the seat at fault when the referee ended the game (a no-show, an abandon,
+        a forfeit, :data:`FORFEITED`). Such a game is rated and counted for that seat only:
+        the others neither gain from it nor spend a game on it, so a bot that forfeits on
+        purpose cannot feed a friend rating, and a no-show does not use up an opponent's
+        placement games."""
         with self.transaction():
             row = self.db.execute("SELECT status, versions FROM games WHERE id = ?", (game_id,)).fetchone()
             if row is None or row["status"] == "done":
@@ -437,18 +465,38 @@ class ArenaStore:
             for vid in set(versions):
                 r = self.db.execute("SELECT mu, sigma FROM versions WHERE id = ?", (vid,)).fetchone()
                 ratings.set(str(vid), r["mu"], r["sigma"])
+            counted = set(versions)
+            if offender is not None and ending in FORFEITED and 0 <= offender < len(versions):
+                counted = {versions[offender]}
             if rated and len(set(versions)) == len(versions):
                 # rank by the game's result: a winner 0, the others 1; a draw all 0
                 points = [1 if seat in winners else 0 for seat in range(len(versions))]
                 for name, rating in ratings.update(placings([str(v) for v in versions], points)).items():
-                    self.db.execute("UPDATE versions SET mu = ?, sigma = ? WHERE id = ?",
-                                    (rating.mu, rating.sigma, int(name)))
+                    if int(name) in counted:
+                        self.db.execute("UPDATE versions SET mu = ?, sigma = ? WHERE id = ?",
+                                        (rating.mu, rating.sigma, int(name)))
             for vid in set(versions):
-                rating = ratings.get(str(vid))
-                self.db.execute("UPDATE versions SET games = games + 1, last_played_at = ? WHERE id = ?",
-                                (stamp, vid))
+                self.db.execute("UPDATE versions SET games = games + ?, last_played_at = ? WHERE id = ?",
+                                (int(vid in counted), stamp, vid))
+                rating = self.db.execute("SELECT mu, sigma FROM versions WHERE id = ?", (vid,)).fetchone()
                 self.db.execute("INSERT OR REPLACE INTO ratings (game_id, version_id, mu, sigma) VALUES (?, ?, ?, ?)",
-                                (game_id, vid, rating.mu, rating.sigma))
+                                (game_id, vid, rating["mu"], rating["sigma"]))
+
+    def abandoned(self, version_id: int, last: int) -> tuple[int, int]:
+        """Of the version's ``last`` finished ladder games, how many it lost by not playing
+        them out (:data:`ABANDONED`: the seat not among the winners of such an ending), and how
+        many games that looked at."""
+        rows = self.db.execute(
+            "SELECT versions, winners, ending FROM games WHERE status = 'done' AND phase = 'ladder' AND EXISTS "
+            "(SELECT 1 FROM json_each(games.versions) WHERE json_each.value = ?) ORDER BY id DESC LIMIT ?",
+            (version_id, last)).fetchall()
+        lost = 0
+        for row in rows:
+            seats, winners = json.loads(row["versions"]), json.loads(row["winners"] or "[]")
+            mine = [seat for seat, vid in enumerate(seats) if vid == version_id]
+            if row["ending"] in ABANDONED and winners and not set(mine) & set(winners):
+                lost += 1
+        return lost, len(rows)
 
     def void_game(self, game_id: int, error: str, *, retry: bool) -> None:
         """A game the platform could not play: back to pending (retry) or void, with an incident."""

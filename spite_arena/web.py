@@ -239,8 +239,8 @@ def create_app(service: Host) -> Starlette:
     async def api_my_log(request: Request) -> Response:
         game, seat = own_seat(request)
         gid = game.id
-        path = game.logs[seat] if seat < len(game.logs) else None
-        if not path or not Path(path).is_file():
+        path = game.logs[seat] if seat < len(game.logs) else None  # the seat's own file, recorded with the game
+        if not path or Path(path).parent != Path(data) / "logs" / str(gid) or not Path(path).is_file():
             raise HTTPException(404, f"no log kept for seat {seat} of game {gid}")
         with open(path, "rb") as source:
             source.seek(max(0, Path(path).stat().st_size - LOG_TAIL_BYTES))

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from referee import limits
 from referee.match import Policy, TimeControl
+from tournaments.config import MAX_PARALLEL as MAX_PARALLEL  # one range for --parallel and a file's parallel
 
 # -- exit codes: the same in every command (README "Exit codes", `spite --help`) -----------
 
@@ -41,7 +42,6 @@ EXIT_CODES_HELP = f"""exit codes (the same for every command):
 
 MAX_GAMES = limits.GAMES.high
 MAX_SEED = limits.SEED.high
-MAX_PARALLEL = 1024
 
 
 class UsageError(Exception):

@@ -158,6 +158,10 @@ class TournamentConfig:
                           "failure_share": self.bench.failure_share}}
 
 
+MAX_PARALLEL = 1024
+"""The most matches at once, in a file's ``parallel`` and the ``--parallel`` flag alike."""
+
+
 def usable_cores() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -198,7 +202,7 @@ def tournament_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
     seed_file, seed_commitment, committed_seed = _committed_seed(data, path, fail)
     seed = committed_seed if seed_file is not None else _integer(data, "seed", 0, fail, low=0, high=MAX_SEED)
     rounds = _integer(data, "rounds", 1, fail, low=limits.ROUNDS.low, high=limits.ROUNDS.high)
-    parallel = _integer(data, "parallel", usable_cores(), fail, low=1)
+    parallel = _integer(data, "parallel", min(usable_cores(), MAX_PARALLEL), fail, low=1, high=MAX_PARALLEL)
     default_games = MATCH_POINTS_GAME_CAP if rules.match_points else 1
     match_games = _integer(data, "match_games", default_games, fail, low=limits.GAMES.low, high=limits.GAMES.high)
     policy_name = data.get("policy", Policy.SUBSTITUTE.value)

@@ -51,6 +51,8 @@ class MatchJob:
     a job that does not say is played as before)."""
     max_matches: int = 50
     """With ``reuse = "warm"``, the most matches one bot process plays."""
+    hide_names: bool = False
+    """Bots are not told who their opponents are (``MatchConfig.hide_names``; a hosted ladder)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"match_id": self.match_id, "ordinal": self.ordinal, "rules": self.rules,
@@ -60,7 +62,7 @@ class MatchJob:
                 "games": self.games, "seed": self.seed, "bot_seed": self.bot_seed, "policy": self.policy.value,
                 "replay_dir": self.replay_dir, "log_dir": self.log_dir, "thinking": self.thinking.value,
                 "hide": list(self.hide), "lag_limit_ms": self.lag_limit_ms, "reuse": self.reuse,
-                "max_matches": self.max_matches}
+                "max_matches": self.max_matches, "hide_names": self.hide_names}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchJob:
@@ -74,7 +76,8 @@ class MatchJob:
             thinking=Thinking(data.get("thinking", Thinking.ALLOWED.value)),
             hide=tuple(str(p) for p in data.get("hide", ())),
             lag_limit_ms=int(data.get("lag_limit_ms", LAG_LIMIT_MS)),
-            reuse=_reuse(data.get("reuse", "never")), max_matches=int(data.get("max_matches", 50)))
+            reuse=_reuse(data.get("reuse", "never")), max_matches=int(data.get("max_matches", 50)),
+            hide_names=bool(data.get("hide_names", False)))
 
 
 def _reuse(value: Any) -> str:

@@ -20,7 +20,7 @@ import contextlib
 import random
 import sys
 import time
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TextIO
@@ -141,6 +141,16 @@ def journal_rounds(store: Store, tournament_id: int, config: TournamentConfig, s
         store.journal(tournament_id, scheduler.rounds(config.rounds - journaled), config.match_games)
         journaled = config.rounds
     return journaled
+
+
+def matches_at_once(store: Store, tournament_id: int, config: TournamentConfig) -> int:
+    """The most matches this run can play at once, so it never starts more workers than
+    matches: those left to play, or (when the stop rule may add rounds) a round's."""
+    matches = store.matches(tournament_id)
+    left = sum(m.status not in ("done", "void") for m in matches)
+    if config.stop.rule == "separated":
+        left = max([left, *Counter(m.round for m in matches).values()])
+    return max(1, left)
 
 
 # -- ratings in schedule order ----------------------------------------------------------------
@@ -408,7 +418,7 @@ def run_tournament(config: TournamentConfig, options: RunOptions, out: TextIO | 
         tournament_id = open_tournament(store, config, fingerprints, options.resume, say)
         scheduler = scheduler_for(config)
         rounds = journal_rounds(store, tournament_id, config, scheduler)
-        parallel = options.parallel or config.parallel
+        parallel = min(options.parallel or config.parallel, matches_at_once(store, tournament_id, config))
         backend: Backend = (DaskBackend(options.scheduler, options.parallel) if options.scheduler
                             else LocalBackend(parallel))
         view = view or PlainView(stream)

@@ -68,7 +68,7 @@ async def play(job: MatchJob, worker: str = "", pool: BotPool | None = None) -> 
             bots.append(manifest)
         config = MatchConfig(parse_rules(job.rules), [b.name for b in bots], job.time_control, job.games, job.seed,
                              job.policy, Path(job.replay_dir) if job.replay_dir else None, thinking=job.thinking,
-                             lag_limit_ms=job.lag_limit_ms)
+                             lag_limit_ms=job.lag_limit_ms, hide_names=job.hide_names)
         log_dir = Path(job.log_dir) if job.log_dir else None
         if pool is not None and job.reuse == "warm":
             pool.max_matches = job.max_matches

@@ -101,7 +101,7 @@ func joinOnce(ctx context.Context, bot Bot, opts Options, dial string, transport
 		assignment, err := stream.Recv()
 		if err != nil {
 			switch s, _ := status.FromError(err); s.Code() {
-			case codes.Unauthenticated, codes.InvalidArgument, codes.ResourceExhausted:
+			case codes.Unauthenticated, codes.InvalidArgument, codes.ResourceExhausted, codes.FailedPrecondition:
 				return s
 			}
 			return nil

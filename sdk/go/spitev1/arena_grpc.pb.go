@@ -40,7 +40,9 @@ type ArenaClient interface {
 	// Join the ladder and wait for games. The key may also come in the `spite-bot-key`
 	// metadata key. Ends with UNAUTHENTICATED (unknown key), INVALID_ARGUMENT (a name,
 	// version or capacity out of range), RESOURCE_EXHAUSTED (more remote bots on this key
-	// than the competition allows) or UNAVAILABLE (the server is stopping).
+	// than the competition allows, too many Joins a minute or new versions an hour),
+	// FAILED_PRECONDITION (the version is benched or disabled: the details say why) or
+	// UNAVAILABLE (the server is stopping).
 	Join(ctx context.Context, in *JoinRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Assignment], error)
 }
 
@@ -80,7 +82,9 @@ type ArenaServer interface {
 	// Join the ladder and wait for games. The key may also come in the `spite-bot-key`
 	// metadata key. Ends with UNAUTHENTICATED (unknown key), INVALID_ARGUMENT (a name,
 	// version or capacity out of range), RESOURCE_EXHAUSTED (more remote bots on this key
-	// than the competition allows) or UNAVAILABLE (the server is stopping).
+	// than the competition allows, too many Joins a minute or new versions an hour),
+	// FAILED_PRECONDITION (the version is benched or disabled: the details say why) or
+	// UNAVAILABLE (the server is stopping).
 	Join(*JoinRequest, grpc.ServerStreamingServer[Assignment]) error
 	mustEmbedUnimplementedArenaServer()
 }

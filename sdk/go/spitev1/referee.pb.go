@@ -893,6 +893,7 @@ type Welcome struct {
 	// The protocol version the referee speaks (1).
 	ProtocolVersion uint32 `protobuf:"varint,6,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
 	// Each seat's bot name, by seat (names of seats not yet connected are empty). Public.
+	// A hosted ladder hides them: every seat but the bot's own reads "seat N".
 	SeatNames []string `protobuf:"bytes,7,rep,name=seat_names,json=seatNames,proto3" json:"seat_names,omitempty"`
 	// What bad behaviour gets in this match.
 	Policy        Policy `protobuf:"varint,8,opt,name=policy,proto3,enum=spite.v1.Policy" json:"policy,omitempty"`

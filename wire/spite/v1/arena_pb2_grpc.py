@@ -50,7 +50,9 @@ class ArenaServicer:
         """Join the ladder and wait for games. The key may also come in the `spite-bot-key`
         metadata key. Ends with UNAUTHENTICATED (unknown key), INVALID_ARGUMENT (a name,
         version or capacity out of range), RESOURCE_EXHAUSTED (more remote bots on this key
-        than the competition allows) or UNAVAILABLE (the server is stopping).
+        than the competition allows, too many Joins a minute or new versions an hour),
+        FAILED_PRECONDITION (the version is benched or disabled: the details say why) or
+        UNAVAILABLE (the server is stopping).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
