@@ -16,16 +16,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gzip
 import io
 import json
 import os
 import sys
 import tarfile
 import tomllib
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from referee.manifest import BotManifest, ManifestError, load_manifest
+from tournaments.labels import LabelError, check_label
 
 from .config import Limits
 
@@ -43,17 +46,89 @@ class CheckReport:
     reason: str
 
 
+HEADER_BYTES = 8 * 1024
+"""The largest extended tar header (a GNU long name or link, a pax header): names are at most
+400 characters, so 8 KiB leaves room for a pax header's times and ids and nothing more."""
+HEADERS_IN_A_ROW = 4
+"""Extended headers before one member (GNU tar writes at most a long name and a long link)."""
+HEADER_BUDGET = 1024 * 1024
+"""All extended headers of one upload, together."""
+
+
+class _Stream:
+    """The decompressed tar stream, cut at ``limit`` bytes: however the archive is built
+    (headers, padding, members skipped), unpacking reads no more than that."""
+
+    def __init__(self, source: io.BufferedIOBase, limit: int, unpacked_mb: int) -> None:
+        self.source, self.left, self.unpacked_mb = source, limit, unpacked_mb
+
+    def read(self, size: int = -1) -> bytes:
+        if size is None or size < 0 or size > self.left + 1:
+            size = self.left + 1
+        data = self.source.read(size)
+        self.left -= len(data)
+        if self.left < 0:
+            raise UploadError(f"the upload unpacks to more than {self.unpacked_mb} MiB")
+        return data
+
+
+class _BoundedTarInfo(tarfile.TarInfo):
+    """A tar header whose extended headers are checked for size *before* they are read:
+    :mod:`tarfile` reads a GNU long name or a pax header whole into memory, so a 1 MB upload
+    declaring a 1 GiB long name would otherwise take a GiB of the server's memory."""
+
+    def _proc_member(self, archive: tarfile.TarFile) -> tarfile.TarInfo:  # type: ignore[override]
+        if self.type == tarfile.GNUTYPE_SPARSE:
+            raise UploadError("sparse files may not be uploaded; upload the file itself")
+        if self.type not in EXTENDED_HEADERS:
+            return super()._proc_member(archive)  # type: ignore[misc, no-any-return]
+        if self.size > HEADER_BYTES:
+            raise UploadError(f"a tar header of the upload declares {self.size} bytes, over the limit of "
+                              f"{HEADER_BYTES}; pack the bot with `spite submit` or a plain `tar czf`")
+        state: list[int] = archive.__dict__.setdefault("_spite_headers", [0, 0])  # [in a row, bytes in all]
+        state[1] += self.size
+        if state[0] >= HEADERS_IN_A_ROW or state[1] > HEADER_BUDGET:
+            raise UploadError("the upload's tar headers are too many or too large; pack the bot with `spite submit` "
+                              "or a plain `tar czf`")
+        state[0] += 1
+        try:
+            return super()._proc_member(archive)  # type: ignore[misc, no-any-return]
+        finally:
+            state[0] -= 1
+
+    def _no_sparse(self, *args: object) -> None:
+        raise UploadError("sparse files may not be uploaded; upload the file itself")
+
+    _proc_gnusparse_00 = _proc_gnusparse_01 = _proc_gnusparse_10 = _no_sparse
+
+
+EXTENDED_HEADERS = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHDTYPE, tarfile.XGLTYPE,
+                    tarfile.SOLARIS_XHDTYPE)
+
+
 def unpack(blob: bytes, dest: Path, limits: Limits) -> None:
-    """Unpack a gzipped tar of a bot into the new directory ``dest``, safely (module docstring)."""
+    """Unpack a gzipped tar of a bot into the new directory ``dest``, safely (module docstring).
+
+    Memory stays small whatever the archive says: the tar is read as a stream, every extended
+    header is bounded before it is read (:class:`_BoundedTarInfo`), and the decompressed
+    stream is cut a little past the unpacked cap."""
     if len(blob) > limits.upload_mb * 1024 * 1024:
         raise UploadError(f"the upload is {len(blob) // 1024} KiB, over the limit of {limits.upload_mb} MiB")
     budget = limits.unpacked_mb * 1024 * 1024
-    files = 0
+    # headers and padding of every entry, the extended headers, the end-of-archive records
+    stream_limit = budget + (limits.files + 1) * 2 * tarfile.BLOCKSIZE + HEADER_BUDGET + 64 * 1024
+    entries = 0
     dest.mkdir(parents=True)
     root = dest.resolve()
     try:
-        with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as archive:
-            for member in archive:
+        with gzip.GzipFile(fileobj=io.BytesIO(blob), mode="rb") as inflated, \
+                tarfile.open(fileobj=_Stream(inflated, stream_limit, limits.unpacked_mb),  # type: ignore[call-overload]
+                             mode="r|", tarinfo=_BoundedTarInfo) as archive:
+            while (member := archive.next()) is not None:
+                archive.members.clear()  # a stream needs no index of what it has read
+                entries += 1
+                if entries > limits.files:
+                    raise UploadError(f"the upload has more than {limits.files} files and directories")
                 name = member.name
                 parts = Path(name).parts
                 if not name or name.startswith(("/", "\\")) or ".." in parts or "\x00" in name or len(name) > 400:
@@ -67,9 +142,6 @@ def unpack(blob: bytes, dest: Path, limits: Limits) -> None:
                 if not member.isreg():
                     raise UploadError(f"only files and directories may be uploaded; {name[:80]!r} is a "
                                       f"{'link' if member.issym() or member.islnk() else 'special file'}")
-                files += 1
-                if files > limits.files:
-                    raise UploadError(f"the upload has more than {limits.files} files")
                 source = archive.extractfile(member)
                 if source is None:
                     raise UploadError(f"unreadable file in the upload: {name[:80]!r}")
@@ -81,7 +153,7 @@ def unpack(blob: bytes, dest: Path, limits: Limits) -> None:
                             raise UploadError(f"the upload unpacks to more than {limits.unpacked_mb} MiB")
                         out.write(chunk)
                 os.chmod(target, 0o755 if member.mode & 0o100 else 0o644)
-    except (tarfile.TarError, EOFError, OSError, UnicodeError) as error:
+    except (tarfile.TarError, EOFError, OSError, UnicodeError, zlib.error) as error:
         raise UploadError(f"not a gzipped tar of a bot directory: {str(error)[:200]}") from None
 
 
@@ -106,6 +178,10 @@ def check_manifest(dest: Path) -> BotManifest:
     root = dest.resolve()
     if manifest.workdir != root and root not in manifest.workdir.parents:
         raise UploadError("bot.toml: field 'workdir' must stay inside the upload")
+    try:
+        check_label(manifest.version, "bot.toml: field 'version'")
+    except LabelError as error:
+        raise UploadError(str(error)) from None
     return manifest
 
 
