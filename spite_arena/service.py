@@ -24,7 +24,7 @@ from tournaments.backends import Backend, DaskBackend, LocalBackend
 from .config import Competition
 from .ladder import Ladder, SlotHealth
 from .store import ArenaStore
-from .uploads import run_checks
+from .uploads import check_log_dir, run_checks
 
 log = logging.getLogger("spite.arena")
 ADMIN_TOKEN_FILE = "admin.token"
@@ -85,16 +85,19 @@ class Service:
     def start_check(self, version_id: int, manifest: Path) -> None:
         """Check an upload in the background; the version goes active or refused."""
         async def check() -> None:
-            report = await run_checks(manifest, self.competition.time_control.decision_ms)
-            self.store.finish_check(version_id, report.passed, report.lines, report.reason)
+            report = await run_checks(manifest, self.competition, version_id, check_log_dir(self.data, version_id))
+            self.store.finish_check(version_id, report.passed, report.lines, report.reason,
+                                    platform_fault=report.platform_fault)
             if not report.passed:
-                self.store.add_incident("refused", f"version {version_id}: {report.reason}")
+                self.store.add_incident("platform" if report.platform_fault else "refused",
+                                        f"version {version_id}: {report.reason}")
         task = asyncio.get_running_loop().create_task(check())
         self.checks.add(task)
         task.add_done_callback(self.checks.discard)
 
     def resume_checks(self) -> None:
         """Uploads whose checks a kill cut off are checked again."""
+        self.store.recover_uploads()
         for version in self.store.versions(statuses=("checking",)):
             self.start_check(version.id, Path(version.spec))
 

@@ -2,14 +2,20 @@
 
 An upload is a gzipped tar of the bot's directory (``spite submit`` makes it). Unpacking
 takes only regular files and directories, refuses absolute names, ``..``, links and
-devices, and stops at the competition's caps on compressed size, unpacked size and file
-count (a zip bomb hits the unpacked cap while streaming). The manifest may not have a
-``build`` step (nothing of an upload runs outside the sandbox; upload built files) nor
-``[limits]`` (the competition's defaults apply), and its ``workdir`` stays inside the upload.
+devices, and stops at the competition's caps on compressed size, unpacked size and entries
+(files and directories; a zip bomb hits the unpacked cap while streaming). Every extended
+tar header is bounded before it is read. The manifest may not have a ``build`` step
+(nothing of an upload runs outside the sandbox; upload built files) nor ``[limits]`` (the
+competition's defaults apply), its ``workdir`` stays inside the upload, and its version is
+a label (:func:`tournaments.labels.check_label`).
 
-The checks are those of ``spite check-bot`` (:mod:`tournaments.checkbot`), run in a
-subprocess (``python -m spite_arena.uploads MANIFEST``) that prints one JSON line; the bot
-runs in the sandbox there as in every match.
+The checks are those of ``spite check-bot`` (:mod:`tournaments.checkbot`) under the
+competition's own rules and time control (no variants: the ladder plays one rule set), run
+in a subprocess (``python -m spite_arena.uploads MANIFEST``) that prints one JSON line; the
+bot runs in the sandbox there as in every match, its logs go to ``DATA/checks/vN`` and the
+entrant reads them on ``/me``. When the reference bot missed its limits too, or the checks
+could not run, the report is a *platform fault*: the bot was not judged and the upload
+does not count against ``builds_per_hour``.
 """
 
 from __future__ import annotations
@@ -30,9 +36,11 @@ from pathlib import Path
 from referee.manifest import BotManifest, ManifestError, load_manifest
 from tournaments.labels import LabelError, check_label
 
-from .config import Limits
+from .config import Competition, Limits
 
 CHECK_TIMEOUT_S = 600
+CHECKS_AT_ONCE = 1
+"""Uploads of one entrant being unpacked or checked at once (the next waits for a verdict)."""
 
 
 class UploadError(ValueError):
@@ -44,6 +52,8 @@ class CheckReport:
     passed: bool
     lines: tuple[str, ...]
     reason: str
+    platform_fault: bool = False
+    """The checks did not judge the bot: the server's fault, so the upload costs nothing."""
 
 
 HEADER_BYTES = 8 * 1024
@@ -185,22 +195,45 @@ def check_manifest(dest: Path) -> BotManifest:
     return manifest
 
 
-async def run_checks(manifest_path: Path, decision_ms: int) -> CheckReport:
-    """``spite check-bot``'s checks in a subprocess; never raises."""
+def check_log_dir(data: Path, version_id: int) -> Path:
+    """Where a version's check matches keep their logs (``DATA/checks/vN``; hidden from bots)."""
+    return data / "checks" / f"v{version_id}"
+
+
+def check_log_name(version_id: int) -> str:
+    """How a check line names a log: where its entrant reads it, never a server path."""
+    return f"/me, version {version_id}'s check logs"
+
+
+NOT_JUDGED = ("{why}. This is the server's fault, not your bot's: the upload does not count against your "
+              "uploads per hour; send it again later")
+"""The reason of a platform fault (``spite submit`` prints it after ``not judged:``)."""
+
+
+async def run_checks(manifest_path: Path, competition: Competition, version_id: int, log_dir: Path) -> CheckReport:
+    """``spite check-bot``'s checks in a subprocess, under the competition's own rules and
+    time control, the logs in ``log_dir``; never raises. A report with ``platform_fault``
+    did not judge the bot (the machine was too slow, or the checks could not run)."""
     from referee.launcher import die_with_parent
 
+    tc = competition.time_control
+    process = None
     try:
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "spite_arena.uploads", str(manifest_path), "--decision-ms", str(decision_ms),
+            sys.executable, "-m", "spite_arena.uploads", str(manifest_path), "--rules", competition.rules,
+            "--decision-ms", str(tc.decision_ms), "--bank-ms", str(tc.bank_ms), "--connect-ms", str(tc.connect_ms),
+            "--log-dir", str(log_dir), "--version-id", str(version_id),
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, preexec_fn=die_with_parent)
         out, _ = await asyncio.wait_for(process.communicate(), CHECK_TIMEOUT_S)
         data = json.loads(out.decode().strip().splitlines()[-1])
-        return CheckReport(bool(data["passed"]), tuple(str(x) for x in data["lines"]), str(data["reason"]))
+        return CheckReport(bool(data["passed"]), tuple(str(x) for x in data["lines"]), str(data["reason"]),
+                           bool(data.get("platform_fault")))
     except (asyncio.TimeoutError, TimeoutError):
-        process.kill()
-        return CheckReport(False, (), f"the checks took longer than {CHECK_TIMEOUT_S} s")
+        if process is not None:
+            process.kill()
+        return CheckReport(False, (), NOT_JUDGED.format(why=f"the checks took longer than {CHECK_TIMEOUT_S} s"), True)
     except (OSError, ValueError, KeyError, IndexError) as error:
-        return CheckReport(False, (), f"the checks could not run: {str(error)[:200]}")
+        return CheckReport(False, (), NOT_JUDGED.format(why=f"the checks could not run ({str(error)[:200]})"), True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -209,20 +242,29 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m spite_arena.uploads")
     parser.add_argument("manifest")
-    parser.add_argument("--decision-ms", type=int, default=1000)
+    parser.add_argument("--rules", default="standard")
+    parser.add_argument("--decision-ms", type=int, default=TimeControl.decision_ms)
+    parser.add_argument("--bank-ms", type=int, default=TimeControl.bank_ms)
+    parser.add_argument("--connect-ms", type=int, default=TimeControl.connect_ms)
+    parser.add_argument("--log-dir", type=Path, required=True)
+    parser.add_argument("--version-id", type=int, required=True)
     args = parser.parse_args(argv)
     results = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     try:
-        checks = check_bot(load_manifest(args.manifest), games=1,
-                           time_control=TimeControl(decision_ms=args.decision_ms, connect_ms=5000))
-        failed = [c for c in checks if not c.passed]
-        report = {"passed": not failed, "lines": [c.line() for c in checks],
-                  "reason": f"failed the {failed[0].name} check: {failed[0].detail}" if failed else ""}
+        checks = check_bot(load_manifest(args.manifest), games=1, rules=args.rules, variants=False,
+                           time_control=TimeControl(decision_ms=args.decision_ms, bank_ms=args.bank_ms,
+                                                    connect_ms=args.connect_ms),
+                           log_dir=args.log_dir, log_name=lambda _: check_log_name(args.version_id))
+        failed = [c for c in checks if c.failed]
+        machine = next((c for c in failed if c.platform), None)
+        report = {"passed": not failed, "lines": [c.line() for c in checks], "platform_fault": machine is not None,
+                  "reason": NOT_JUDGED.format(why=machine.detail) if machine else
+                  f"failed the {failed[0].name} check: {failed[0].detail}" if failed else ""}
     except Exception as error:  # one line back to the server, never a traceback
-        report = {"passed": False, "lines": [], "reason": f"the checks failed to run: {type(error).__name__}: "
-                                                         f"{str(error)[:200]}"}
+        report = {"passed": False, "lines": [], "platform_fault": True, "reason": NOT_JUDGED.format(
+            why=f"the checks failed to run ({type(error).__name__}: {str(error)[:200]})")}
     results.write(json.dumps(report) + "\n")
     results.flush()
     return 0
