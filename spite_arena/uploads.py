@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.manifest import BotManifest, ManifestError, load_manifest
-from tournaments.labels import LabelError, check_label
+from tournaments.labels import LabelError, check_label, terminal_safe
 
 from .config import Competition, Limits
 
@@ -259,9 +259,17 @@ def main(argv: list[str] | None = None) -> int:
                            log_dir=args.log_dir, log_name=lambda _: check_log_name(args.version_id))
         failed = [c for c in checks if c.failed]
         machine = next((c for c in failed if c.platform), None)
-        report = {"passed": not failed, "lines": [c.line() for c in checks], "platform_fault": machine is not None,
-                  "reason": NOT_JUDGED.format(why=machine.detail) if machine else
-                  f"failed the {failed[0].name} check: {failed[0].detail}" if failed else ""}
+        upload, data = Path(args.manifest).resolve().parent, args.log_dir.resolve().parent.parent
+
+        def scrubbed(text: str) -> str:
+            """No server path in what the entrant reads: the upload's own files by their
+            names in it (a traceback's ``File "bot.py"``), the data directory as DATA."""
+            return terminal_safe(text.replace(f"{upload}/", "").replace(str(upload), ".").replace(str(data), "DATA"))
+
+        report = {"passed": not failed, "lines": [scrubbed(c.line()) for c in checks],
+                  "platform_fault": machine is not None,
+                  "reason": scrubbed(NOT_JUDGED.format(why=machine.detail) if machine else
+                                     f"failed the {failed[0].name} check: {failed[0].detail}" if failed else "")}
     except Exception as error:  # one line back to the server, never a traceback
         report = {"passed": False, "lines": [], "platform_fault": True, "reason": NOT_JUDGED.format(
             why=f"the checks failed to run ({type(error).__name__}: {str(error)[:200]})")}

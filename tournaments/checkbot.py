@@ -251,7 +251,7 @@ def _checks(manifest: BotManifest, games: int, seed: int, time_control: TimeCont
         checks.append(Check("crash", False,
                             f"{exception or fault} -- {where}" + (f"; whole log: {log_name(log)}" if log else ""),
                             "the bot stopped with an error: its log (the lines under this check) shows where; "
-                            "fix it there (`spite check-bot bot.toml` on your machine runs these checks again)",
+                            "fix it there (`spite play bot.toml greedy` shows it fail with a live table)",
                             notes=tail if not exception or len(tail) > 1 else []))
         why = f"the bot crashed {where}"
         for name in ("legal moves", "time limits", "rejection", "several games", "presets", "clean exit"):

@@ -24,6 +24,7 @@ from .conftest import REPO, Arena, running_arena
 pytestmark = pytest.mark.slow
 
 CRASHER = Path(__file__).parent / "bots" / "crasher"
+ANSI = Path(__file__).parent / "bots" / "ansi"
 
 
 @pytest.fixture(autouse=True)
@@ -107,15 +108,19 @@ def test_only_checked_uploads_count_and_every_refusal_has_its_sentence(tmp_path:
             assert refused.returncode == 1 and "refused: bot.toml: not valid TOML" in refused.stdout
         assert _builds(arena.data) == 0
 
-        crashed = _submit(arena, CRASHER, alice, "--json")  # checked (and refused): it counts
-        verdict = json.loads(crashed.stdout)
-        assert crashed.returncode == 1 and verdict["status"] == "refused" and not verdict["platform_fault"]
+        crashed = _submit(arena, ANSI, alice)  # checked (and refused): it counts
+        assert crashed.returncode == 1, crashed.stdout + crashed.stderr
+        assert crashed.stdout.strip().splitlines()[-1].startswith("refused: failed the crash check: RuntimeError")
+        assert "\\x1b]0;pwned\\x07" in crashed.stdout  # the bot's log, shown and harmless
+        assert not any(char in crashed.stdout + crashed.stderr for char in ("\x1b", "\x07", "\x9b", "\u202e"))
+        verdict = arena.get("/api/me", alice)[1]["versions"][-1]
+        assert verdict["status"] == "refused" and not verdict["platform_fault"]
         assert _builds(arena.data) == 1
         text = "\n".join([verdict["reason"], *verdict["checks"]])
         assert f"whole log: /me, version {verdict['id']}'s check logs" in text
         assert str(arena.data) not in text and str(scratch) not in text and "/tmp/" not in text
         status, logs = arena.get(f"/api/me/versions/{verdict['id']}/logs", alice)
-        assert status == 200 and "crasher: giving up at once" in logs
+        assert status == 200 and "RuntimeError: boom" in logs
         assert arena.get(f"/api/me/versions/{verdict['id']}/logs", bob)[0] == 404
         assert arena.get(f"/api/me/versions/{verdict['id']}/logs")[0] == 401
 

@@ -131,3 +131,27 @@ def test_the_lobby_checks_labels_with_the_same_validator(tmp_path: Path) -> None
             with pytest.raises(ValueError, match=re.escape(reason)):
                 lobby.join(key, "bot", label, 1)
         assert lobby.join(key, "bot", "1.0", 1).capacity == 1
+
+
+STEERING = ("\x1b", "\x07", "\x9b", "\u202e")
+
+
+def test_check_bot_prints_a_bots_escapes_harmless() -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-m", "spite_cli.main", "check-bot",
+                           str(Path(__file__).parent / "bots" / "ansi" / "bot.toml"), "--games", "1"],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "RuntimeError: boom \\x1b[1mbold" in done.stdout and "\\x1b]0;pwned\\x07" in done.stdout
+    assert "red\\u202eevil" in done.stdout
+    assert not any(char in done.stdout + done.stderr for char in STEERING)
+
+
+def test_terminal_safe_keeps_text_and_shows_controls() -> None:
+    from tournaments.labels import terminal_safe
+
+    assert terminal_safe("caf\u00e9 \u2603 ok\n\tnext") == "caf\u00e9 \u2603 ok\n\tnext"
+    assert terminal_safe("\x1b[31mred\rX\u202e\u2067\x7f") == "\\x1b[31mred\\x0dX\\u202e\\u2067\\x7f"
