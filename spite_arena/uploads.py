@@ -87,7 +87,7 @@ class _BoundedTarInfo(tarfile.TarInfo):
     :mod:`tarfile` reads a GNU long name or a pax header whole into memory, so a 1 MB upload
     declaring a 1 GiB long name would otherwise take a GiB of the server's memory."""
 
-    def _proc_member(self, archive: tarfile.TarFile) -> tarfile.TarInfo:  # type: ignore[override]
+    def _proc_member(self, archive: tarfile.TarFile) -> tarfile.TarInfo:
         if self.type == tarfile.GNUTYPE_SPARSE:
             raise UploadError("sparse files may not be uploaded; upload the file itself")
         if self.type not in EXTENDED_HEADERS:
