@@ -62,6 +62,7 @@ class Service:
         split_address(grpc_listen, "--grpc")
         self.grpc_listen = grpc_listen
         self.store = ArenaStore(data)
+        self.store.recover_uploads()  # before the web face takes new ones
         self.admin_token = admin_token(data)
         self.ladder: Ladder | None = None
         self.checks: set[asyncio.Task[None]] = set()
@@ -97,7 +98,6 @@ class Service:
 
     def resume_checks(self) -> None:
         """Uploads whose checks a kill cut off are checked again."""
-        self.store.recover_uploads()
         for version in self.store.versions(statuses=("checking",)):
             self.start_check(version.id, Path(version.spec))
 

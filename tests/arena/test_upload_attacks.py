@@ -155,3 +155,37 @@ def test_terminal_safe_keeps_text_and_shows_controls() -> None:
 
     assert terminal_safe("caf\u00e9 \u2603 ok\n\tnext") == "caf\u00e9 \u2603 ok\n\tnext"
     assert terminal_safe("\x1b[31mred\rX\u202e\u2067\x7f") == "\\x1b[31mred\\x0dX\\u202e\\u2067\\x7f"
+
+
+def test_upload_slots_count_only_checked_uploads_and_survive_a_restart(tmp_path: Path) -> None:
+    from spite_arena.store import UploadLimit
+    from tournaments.ratings import RatingParams
+
+    params = RatingParams()
+    with ArenaStore(tmp_path) as store:
+        alice = store.add_entrant("alice") and store.entrant("alice")
+        assert alice is not None
+
+        def checked(passed: bool, platform_fault: bool = False) -> None:
+            slot = store.reserve_upload(alice.id, 2, 1)
+            vid = store.add_checking_version(alice.id, "b", "1", "upload", "spec", params, slot)
+            store.finish_check(vid, passed, [], "", platform_fault=platform_fault)
+
+        first = store.reserve_upload(alice.id, 2, 1)
+        with pytest.raises(UploadLimit, match="still being checked"):
+            store.reserve_upload(alice.id, 2, 1)
+        store.release_upload(first)  # refused before its checks: free
+        checked(False, platform_fault=True)  # not judged: free
+        checked(False)
+        checked(True)
+        assert store.builds_since(alice.id, "") == 2
+        with pytest.raises(UploadLimit, match=r"2 of your uploads were checked in the last hour, the limit is 2; "
+                                              r"the next is allowed at \d\d:\d\d:\d\d UTC \(in 60 min\)") as limit:
+            store.reserve_upload(alice.id, 2, 1)
+        assert 3500 < limit.value.retry_after <= 3601
+        bob = store.add_entrant("bob") and store.entrant("bob")
+        assert bob is not None
+        store.reserve_upload(bob.id, 6, 1)  # the server is killed while unpacking it
+    with ArenaStore(tmp_path) as store:
+        assert store.recover_uploads() == 1
+        store.reserve_upload(bob.id, 6, 1)
