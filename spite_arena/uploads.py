@@ -138,7 +138,8 @@ def unpack(blob: bytes, dest: Path, limits: Limits) -> None:
                 archive.members.clear()  # a stream needs no index of what it has read
                 entries += 1
                 if entries > limits.files:
-                    raise UploadError(f"the upload has more than {limits.files} files and directories")
+                    raise UploadError(f"the upload has more than {limits.files} files and directories; leave out what "
+                                      "the bot does not need")
                 name = member.name
                 parts = Path(name).parts
                 if not name or name.startswith(("/", "\\")) or ".." in parts or "\x00" in name or len(name) > 400:

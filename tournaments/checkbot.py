@@ -70,7 +70,8 @@ class Check:
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "status": self.status, "detail": self.detail,
-                "fix": self.fix if self.failed or self.warning else "", "notes": self.notes}
+                "fix": self.fix if self.failed or self.warning else "", "notes": self.notes,
+                **({"platform": True} if self.platform else {})}
 
 
 def skipped(name: str, why: str) -> Check:
