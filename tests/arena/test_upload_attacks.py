@@ -189,3 +189,19 @@ def test_upload_slots_count_only_checked_uploads_and_survive_a_restart(tmp_path:
     with ArenaStore(tmp_path) as store:
         assert store.recover_uploads() == 1
         store.reserve_upload(bob.id, 6, 1)
+
+
+def test_add_entrant_refuses_a_twin_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    def add(name: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "spite_cli.main", "arena", "add-entrant", name, "--data",
+                               str(tmp_path)], cwd=Path(__file__).resolve().parents[2], capture_output=True,
+                              text=True, timeout=120)
+
+    assert add("alice").returncode == 0
+    for name, reason in [("Alice", "an entrant named 'alice' exists already"), ("house.", "'house' is the organizer's"),
+                         ("..", "starting with a letter or a digit")]:
+        done = add(name)
+        assert done.returncode == 2 and reason in done.stderr and done.stderr.count("\n") == 1, done.stderr
