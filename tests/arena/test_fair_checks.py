@@ -65,6 +65,8 @@ def test_checks_use_the_competitions_time_control_and_a_slow_machine_is_not_the_
             assert last.startswith("not judged:") and "reference bot (greedy) missed its limits too" in last
             assert "not your bot's" in last and "does not count against your uploads" in last
             assert "within 0.001 s" in done.stdout  # the competition's connect_ms, not 5 s
+            assert "fix: start faster: the bot must send Hello within 0.001 s" in done.stdout
+            assert "rules.players" not in done.stdout and "SPITE_ADDRESS and SPITE_TOKEN" not in done.stdout
             assert "SKIP  presets" in done.stdout and "only standard is played here" in done.stdout
         versions = arena.get("/api/me", alice)[1]["versions"]
         assert [(v["status"], v["platform_fault"]) for v in versions] == [("refused", True)] * 2
