@@ -425,7 +425,8 @@ class ArenaStore:
         Counting and taking are one transaction, so concurrent uploads cannot all pass the
         count. Uploads being unpacked or checked hold a slot (at most ``at_once``) and count
         against ``per_hour`` until judged; :meth:`release_upload` frees the slot of an upload
-        refused before its checks (it costs nothing), :meth:`finish_check` that of a checked one."""
+        refused before its checks (it costs nothing), :meth:`finish_check` that of a checked one.
+        Uploads the server could not judge cost nothing either, up to ``per_hour`` of them."""
         with self.transaction():
             stamp = dt.datetime.now(dt.timezone.utc)
             since = (stamp - dt.timedelta(hours=1)).isoformat(timespec="milliseconds")
@@ -444,6 +445,16 @@ class ArenaStore:
                 wait = max(1, int((free_at - stamp).total_seconds()) + 1)
                 raise UploadLimit(f"{len(checked)} of your uploads were checked in the last hour, the limit is "
                                   f"{per_hour}; the next is allowed at {free_at.strftime('%H:%M:%S')} UTC "
+                                  f"(in {_duration(wait)})", wait)
+            # free, but not without end: a bot could slow the reference bot down to be checked for nothing
+            unjudged = [r[0] for r in self.db.execute("SELECT created_at FROM versions WHERE entrant_id = ? AND "
+                                                      "platform_fault = 1 AND created_at >= ? ORDER BY created_at",
+                                                      (entrant_id, since))]
+            if len(unjudged) >= per_hour:
+                free_at = dt.datetime.fromisoformat(unjudged[len(unjudged) - per_hour]) + dt.timedelta(hours=1)
+                wait = max(1, int((free_at - stamp).total_seconds()) + 1)
+                raise UploadLimit(f"the server could not judge {len(unjudged)} of your uploads in the last hour (it "
+                                  f"is too busy); the next is allowed at {free_at.strftime('%H:%M:%S')} UTC "
                                   f"(in {_duration(wait)})", wait)
             cursor = self.db.execute("INSERT INTO upload_slots (entrant_id, at) VALUES (?, ?)",
                                      (entrant_id, stamp.isoformat(timespec="milliseconds")))

@@ -55,10 +55,10 @@ def test_checks_use_the_competitions_time_control_and_a_slow_machine_is_not_the_
         tmp_path: Path) -> None:
     # connect_ms = 1: no bot, not even the reference, connects in time. The checks used to
     # run with a hard-coded 5 s and passed; a fault the reference bot shares is the machine's.
-    competition = _competition("decision_ms = 1000\nconnect_ms = 1", "builds_per_hour = 1")
+    competition = _competition("decision_ms = 1000\nconnect_ms = 1", "builds_per_hour = 2")
     with running_arena(tmp_path, competition) as arena:
         alice = arena.add_entrant("alice")
-        for attempt in range(2):  # not charged: the hourly cap of 1 does not stop the second
+        for attempt in range(2):  # not charged (no build recorded); free up to the hourly cap
             done = _submit(arena, REPO / "sample_bots" / "greedy", alice)
             last = done.stdout.strip().splitlines()[-1]
             assert done.returncode == 3, done.stdout + done.stderr
@@ -71,6 +71,8 @@ def test_checks_use_the_competitions_time_control_and_a_slow_machine_is_not_the_
         versions = arena.get("/api/me", alice)[1]["versions"]
         assert [(v["status"], v["platform_fault"]) for v in versions] == [("refused", True)] * 2
         assert _builds(arena.data) == 0
+        third = _submit(arena, REPO / "sample_bots" / "greedy", alice)  # a bot could slow the reference down
+        assert third.returncode == 1 and "the server could not judge 2 of your uploads in the last hour" in third.stdout
         assert {i["kind"] for i in arena.get("/api/admin", (arena.data / "admin.token").read_text().strip())[1][
             "incidents"]} == {"platform"}
 

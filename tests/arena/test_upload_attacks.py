@@ -183,6 +183,15 @@ def test_upload_slots_count_only_checked_uploads_and_survive_a_restart(tmp_path:
                                               r"the next is allowed at \d\d:\d\d:\d\d UTC \(in 60 min\)") as limit:
             store.reserve_upload(alice.id, 2, 1)
         assert 3500 < limit.value.retry_after <= 3601
+        carol = store.add_entrant("carol") and store.entrant("carol")
+        assert carol is not None
+        for _ in range(2):  # not judged is free, but not without end
+            slot = store.reserve_upload(carol.id, 2, 1)
+            vid = store.add_checking_version(carol.id, "b", "1", "upload", "spec", params, slot)
+            store.finish_check(vid, False, [], "", platform_fault=True)
+        assert store.builds_since(carol.id, "") == 0
+        with pytest.raises(UploadLimit, match="the server could not judge 2 of your uploads in the last hour"):
+            store.reserve_upload(carol.id, 2, 1)
         bob = store.add_entrant("bob") and store.entrant("bob")
         assert bob is not None
         store.reserve_upload(bob.id, 6, 1)  # the server is killed while unpacking it
