@@ -22,7 +22,7 @@ import grpc
 from spite.v1 import arena_pb2, arena_pb2_grpc
 
 from referee.server import SERVER_OPTIONS, Arena, RefereeServicer, RunningReferee, add_referee_servicer
-from tournaments.labels import LabelError, check_label
+from referee.labels import LabelError, check_label
 from tournaments.ratings import RatingParams
 
 from .store import ArenaStore, ArenaStoreError, VersionLimit, check_name, hash_key

@@ -7,7 +7,7 @@ devices, and stops at the competition's caps on compressed size, unpacked size a
 tar header is bounded before it is read. The manifest may not have a ``build`` step
 (nothing of an upload runs outside the sandbox; upload built files) nor ``[limits]`` (the
 competition's defaults apply), its ``workdir`` stays inside the upload, and its version is
-a label (:func:`tournaments.labels.check_label`).
+a label (:func:`referee.labels.check_label`).
 
 The checks are those of ``spite check-bot`` (:mod:`tournaments.checkbot`) under the
 competition's own rules and time control (no variants: the ladder plays one rule set), run
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.manifest import BotManifest, ManifestError, load_manifest
-from tournaments.labels import LabelError, check_label, terminal_safe
+from referee.labels import LabelError, check_label, terminal_safe
 
 from .config import Competition, Limits
 

@@ -13,7 +13,7 @@ from referee.manifest import ManifestError, load_manifest, resolve_bot
 from referee.match import TimeControl
 from spite_engine import RulesError, parse_rules
 from tournaments.checkbot import check_bot
-from tournaments.labels import terminal_safe
+from referee.labels import terminal_safe
 
 from referee import limits
 

@@ -21,7 +21,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from tournaments.labels import terminal_safe
+from referee.labels import terminal_safe
 
 SKIPPED = {".git", "__pycache__", "node_modules", "target", ".venv"}
 

@@ -26,7 +26,7 @@ from referee.match import MatchConfig, Policy, TimeControl
 from spite_engine import RulesError, parse_rules
 
 from . import botlogs
-from .labels import terminal_safe
+from referee.labels import terminal_safe
 
 # The presets a client must handle, and which seats the bot takes in each.
 PRESET_SEATS: tuple[tuple[str, tuple[int, ...]], ...] = (
@@ -62,7 +62,7 @@ class Check:
 
     def line(self) -> str:
         """The check as text for people; what the bot wrote (its log, its version) cannot
-        steer a terminal (:func:`tournaments.labels.terminal_safe`)."""
+        steer a terminal (:func:`referee.labels.terminal_safe`)."""
         text = f"{self.status}  {self.name:<14} {self.detail}"
         text += "".join(f"\n      | {note}" for note in self.notes)
         text += f"\n      fix: {self.fix}" if (self.failed or self.warning) and self.fix else ""

@@ -4,9 +4,10 @@ neutraliser for what is printed to a terminal.
 A **label** (a bot version's name on the ladder, the version a remote bot sends when it
 joins) is at most :data:`LABEL_CHARS` printable characters: no control characters (ANSI
 escapes start with one), no bidirectional overrides (U+202A-U+202E, U+2066-U+2069 turn
-"evil" into "live" on a page), no invisible format characters. The hosted ladder checks
-every label with :func:`check_label` before it stores it; names (entrants, bots) are
-stricter still (``spite_arena.store.check_name``).
+"evil" into "live" on a page), no invisible format characters. A bot manifest's ``name``
+is one (``referee.manifest``, which also keeps path separators out of it: it names log
+files), and the hosted ladder checks every label with :func:`check_label` before it stores
+it; the ladder's names (entrants, bots) are stricter still (``spite_arena.store.check_name``).
 
 A bot's output (its log, the faults it causes, the version string in its Hello) reaches
 ``spite check-bot`` and ``spite submit``; :func:`terminal_safe` shows its control and bidi
