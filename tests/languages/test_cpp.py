@@ -121,6 +121,28 @@ def test_cpp_greedy_plays_greedy_through_the_referee(cpp_greedy: BotManifest, ru
     assert (match.seats[0].report.name, match.seats[0].report.version) == ("cpp-greedy", "1.0.0")
 
 
+def test_the_readme_bot_builds_and_plays(toolchain: tuple[str, str], tmp_path: Path) -> None:
+    """sdk/cpp/README.md's bot as a newcomer copies it (its CMakeLists.txt pointed at this
+    checkout, its main.cpp, its bot.toml), built by that bot.toml and played against greedy."""
+    readme = (SDK / "README.md").read_text()
+    blocks = dict(re.findall(r"```(cmake|cpp|toml)\n(.*?)```", readme, re.S))
+    bot = tmp_path / "mybot"
+    bot.mkdir()
+    (bot / "CMakeLists.txt").write_text(blocks["cmake"].replace("/path/to/spite", str(REPO)))
+    (bot / "main.cpp").write_text(blocks["cpp"])
+    (bot / "bot.toml").write_text(blocks["toml"])
+    manifest = load_manifest(bot / "bot.toml")
+    manifest.run_build()
+    config = MatchConfig(parse_rules("standard"), ["mybot", "greedy"], TimeControl(), 1, seed=3, policy=Policy.FORFEIT)
+    local = asyncio.run(play_local_match([manifest, resolve_bot("greedy")], config, log_dir=tmp_path))
+    assert local.match.state_name == "finished"
+    assert local.match.results[0].outcome.ending.by_rules, local.match.results[0].outcome.reason
+    report = local.match.seats[0].report
+    assert (report.name, report.version, report.illegal_moves, report.malformed, report.crashes) == \
+        ("mybot", "0.1.0", 0, 0, 0), report.faults
+    assert [e.returncode for e in local.exits] == [0, 0]
+
+
 def test_cpp_greedy_passes_check_bot(cpp_greedy: BotManifest, tmp_path: Path) -> None:
     checks = check_bot(cpp_greedy, games=2, log_dir=tmp_path)
     failed = [c.line() for c in checks if not c.passed]
