@@ -85,8 +85,9 @@ def test_cpp_sdk_unit_tests(toolchain: tuple[str, str], greedy_cases: Path, tmp_
                               timeout=BUILD_TIMEOUT_S)
     assert compiled.returncode == 0, (compiled.stdout + compiled.stderr)[-6000:]
     env = {**os.environ, "SPITE_GREEDY_CASES": str(greedy_cases)}
-    result = subprocess.run(["ctest", "--output-on-failure", "-V"], cwd=build, env=env, capture_output=True,
-                            text=True, timeout=BUILD_TIMEOUT_S)
+    ctest = require("ctest", "CMake's ctest")
+    result = subprocess.run([ctest, "--output-on-failure", "-V"], cwd=build, env=env, capture_output=True, text=True,
+                            timeout=BUILD_TIMEOUT_S)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-6000:]
     assert "100% tests passed" in output, output[-3000:]
