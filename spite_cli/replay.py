@@ -22,7 +22,7 @@ from spite_engine import GameState, ReplayMismatch, observe, replay
 from spite_engine.outcome import EventKind
 
 from . import render
-from .common import OK, PLATFORM, USAGE, QuietConsole, existing_file, fail, ranged_int
+from .common import OK, PLATFORM, USAGE, QuietConsole, existing_file, fail, output_file, ranged_int
 
 
 @dataclass
@@ -167,6 +167,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return fail("replay", f"--as-seat must be 0..{record.rules.players - 1}", USAGE)
     if args.html:
         from spite_web.standalone import write_html
+
+        output_file("--html", Path(args.html))
 
         print(f"{args.file}: viewer written to {write_html(loaded, Path(args.html), Path(args.file).name, args.as_seat)}")
         return OK
