@@ -147,28 +147,15 @@ def output_dir(option: str, path: Path) -> Path:
     return path
 
 
-def store_tables(path: Path, option: str = "--db") -> set[str]:
-    """The tables of the SQLite file ``path``, opened read-only (nothing is written, not even
-    a journal); a damaged file is a :class:`UsageError`."""
-    import sqlite3
+def store_tables(path: Path, what: str = "--db") -> set[str]:
+    """The tables of the SQLite file ``path``, read without writing a byte
+    (:func:`spite_web.cli.store_tables`); a damaged file is a :class:`UsageError`."""
+    from spite_web.cli import store_tables as read_tables
 
-    try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            return {str(row[0]) for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        finally:
-            db.close()
-    except sqlite3.DatabaseError as error:
-        raise UsageError(f"{option} {path} is damaged ({error}); it was left untouched") from None
-
-
-def check_results_store(path: Path) -> None:
-    """A ``--db`` that must be an existing tournament results store, readable: else a :class:`UsageError`."""
-    check_store(path, must_exist=True)
-    tables = store_tables(path)
-    if "tournaments" not in tables:
-        what = "an arena store (spite serve's arena.db)" if "versions" in tables else "another SQLite database"
-        raise UsageError(f"--db {path} is {what}, not a tournament results store; pass another --db")
+    tables = read_tables(path)
+    if tables is None:
+        raise UsageError(f"{what} {path} is damaged (not a readable SQLite database); it was left untouched")
+    return tables
 
 
 SCHEDULER = re.compile(r"(?:(?:tcp|tls|inproc|ucx|ws|wss)://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})")

@@ -26,6 +26,24 @@ def parse_listen(text: str) -> tuple[str, int]:
     return split_listen(text, "--listen")
 
 
+def store_tables(path: Path) -> set[str] | None:
+    """The tables of SQLite file ``path`` (``None``: damaged), read without writing a byte: no
+    ``-wal`` or ``-shm`` file appears beside a file that had none (``immutable``: with no
+    ``-wal`` beside it, everything is in the file itself; with one, a writer may be live, so
+    it is read through the WAL as usual)."""
+    import sqlite3
+
+    uri = path.resolve().as_uri() + ("?mode=ro" if Path(f"{path}-wal").exists() else "?mode=ro&immutable=1")
+    try:
+        db = sqlite3.connect(uri, uri=True)
+        try:
+            return {str(row[0]) for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            db.close()
+    except sqlite3.DatabaseError:
+        return None
+
+
 def store_problem(db: Path) -> str:
     """Why ``db`` cannot be served (``""``: it can): missing, a directory, damaged, or not a
     tournament results store. Read-only, so a bad file is left as it was."""
@@ -37,21 +55,23 @@ def store_problem(db: Path) -> str:
         return f"--db {db} is a directory; the results store is a file (e.g. spite.db)"
     if not db.is_file():
         return f"no results store at {db} (run `spite tournament FILE` first, or pass --db PATH)"
+    with open(db, "rb") as head:
+        magic = head.read(16)
+    if magic != b"SQLite format 3\x00":
+        return f"--db {db} is not a results store (not an SQLite file); it was left as it was"
+    tables = store_tables(db)
+    if tables is None:
+        return f"--db {db} is damaged (not a readable SQLite database); it was left as it was"
+    if "tournaments" not in tables:
+        what = "an arena store (spite serve's arena.db)" if "versions" in tables else "another SQLite database"
+        return f"--db {db} is {what}, not a tournament results store"
     try:
-        with sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True) as probe:
-            tables = {row[0] for row in probe.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        probe.close()
-        if "versions" in tables and "tournaments" not in tables:
-            return f"--db {db} is an arena store (spite serve's arena.db), not a tournament results store"
-    except sqlite3.DatabaseError:
-        pass  # Queries says what is wrong with it, below
-    try:
-        with Queries.open(db) as queries:
+        with Queries.open(db) as queries:  # its schema version
             queries.tournaments()
     except QueryError as error:
         return str(error)
     except sqlite3.DatabaseError as error:
-        return f"{db} is damaged ({error}); it was left as it was"
+        return f"--db {db} is damaged ({error}); it was left as it was"
     return ""
 
 
@@ -77,14 +97,15 @@ def run(args: argparse.Namespace) -> int:
         except OSError as error:
             print(f"spite web: cannot read the admin token: {error}", file=sys.stderr)
             return 2
-    problem = store_problem(Path(args.db))
-    if problem:
-        print(f"spite web: {problem}", file=sys.stderr)
-        return 2
-    try:
+    try:  # first: a busy port leaves even a good store untouched
         listener = bind_listener(host, port, "--listen", "another spite web")
     except ListenError as error:
         print(f"spite web: {error}", file=sys.stderr)
+        return 2
+    problem = store_problem(Path(args.db))
+    if problem:
+        listener.close()
+        print(f"spite web: {problem}", file=sys.stderr)
         return 2
     bound = listener.getsockname()
     shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
