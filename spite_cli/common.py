@@ -119,6 +119,11 @@ def check_store(path: Path, *, must_exist: bool) -> None:
     if head and head != SQLITE_MAGIC:
         raise UsageError(f"{path} is not a Spite Arena results store (not an SQLite database); "
                          "it was left untouched. Pass another --db")
+    if head:
+        tables = store_tables(path)
+        if tables and "tournaments" not in tables:  # not even a tournament runner would write there
+            what = "an arena store (spite serve's arena.db)" if "versions" in tables else "another SQLite database"
+            raise UsageError(f"--db {path} is {what}, not a tournament results store; it was left untouched")
 
 
 def output_file(option: str, path: Path) -> Path:

@@ -117,6 +117,8 @@ BAD_INPUTS: list[tuple[str, list[str]]] = [
     ("web on a damaged store", ["web", "--db", "damaged.db", "--listen", "127.0.0.1:0"]),
     ("web on a random file", ["web", "--db", "random.db", "--listen", "127.0.0.1:0"]),
     ("web on an arena store", ["web", "--db", "arena/arena.db", "--listen", "127.0.0.1:0"]),
+    ("leaderboard on an arena store", ["leaderboard", "--db", "arena/arena.db"]),
+    ("tournament into an arena store", ["tournament", "t.toml", "--db", "arena/arena.db"]),
     ("web on a missing store", ["web", "--db", "nodir/spite.db", "--listen", "127.0.0.1:0"]),
     ("tournament --resume with nothing to resume", ["tournament", "t.toml", "--db", "fresh.db", "--resume"]),
     ("tournament --db in a missing directory", ["tournament", "t.toml", "--db", "nodir/spite.db"]),
@@ -228,3 +230,23 @@ def test_the_referees_grpc_servers_never_share_a_port() -> None:
             await first.stop(0)
 
     assert asyncio.run(second_bind()).startswith("refused")
+
+
+def test_submit_takes_the_key_from_the_environment_or_a_file_and_warns_on_key(tmp_path: Path) -> None:
+    """Issue 31.14: a key on the command line is in `ps` for every user of the machine."""
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "bot.toml").write_text('name = "b"\nversion = "1"\ncommand = ["{python}", "b.py"]\n')
+    (tmp_path / "key").write_text("sk_from_a_file\n")
+    unreachable = ["submit", "bot", "--server", "http://127.0.0.1:9"]  # nothing listens on port 9 (discard)
+    warned = spite(*unreachable, "--key", "sk_on_the_command_line", cwd=tmp_path, timeout=60, env={"SPITE_BOT_KEY": ""})
+    lines = warned.stderr.strip().splitlines()
+    assert warned.returncode == 2 and len(lines) == 2, warned.stderr
+    assert lines[0] == ("spite submit: warning: --key shows your key to every user of this machine (ps); "
+                        "set SPITE_BOT_KEY or use --key-file FILE instead")
+    assert lines[1].startswith("spite submit: cannot reach http://127.0.0.1:9")
+    for quiet in (spite(*unreachable, cwd=tmp_path, timeout=60, env={"SPITE_BOT_KEY": "sk_in_the_environment"}),
+                  spite(*unreachable, "--key-file", "key", cwd=tmp_path, timeout=60, env={"SPITE_BOT_KEY": ""})):
+        assert quiet.returncode == 2 and len(quiet.stderr.strip().splitlines()) == 1, quiet.stderr
+        assert "cannot reach" in quiet.stderr and "sk_" not in quiet.stderr + quiet.stdout
+    twice = spite(*unreachable, "--key", "sk_x", cwd=tmp_path, timeout=60, env={"SPITE_BOT_KEY": "sk_y"})
+    assert twice.returncode == 2 and twice.stderr.strip() == "spite submit: give the key once: SPITE_BOT_KEY is set, drop --key"
