@@ -46,11 +46,7 @@ def store_tables(path: Path) -> set[str] | None:
 
 def store_problem(db: Path) -> str:
     """Why ``db`` cannot be served (``""``: it can): missing, a directory, damaged, or not a
-    tournament results store. Read-only, so a bad file is left as it was."""
-    import sqlite3
-
-    from tournaments.queries import Queries, QueryError
-
+    tournament results store. Read without writing a byte, so a bad file is left as it was."""
     if db.is_dir():
         return f"--db {db} is a directory; the results store is a file (e.g. spite.db)"
     if not db.is_file():
@@ -65,8 +61,18 @@ def store_problem(db: Path) -> str:
     if "tournaments" not in tables:
         what = "an arena store (spite serve's arena.db)" if "versions" in tables else "another SQLite database"
         return f"--db {db} is {what}, not a tournament results store"
+    return ""
+
+
+def schema_problem(db: Path) -> str:
+    """Why the store ``db`` cannot be read by this spite (its schema version), ``""`` if it can.
+    Opening a WAL store may add its ``-shm`` file: asked only once the port is ours."""
+    import sqlite3
+
+    from tournaments.queries import Queries, QueryError
+
     try:
-        with Queries.open(db) as queries:  # its schema version
+        with Queries.open(db) as queries:
             queries.tournaments()
     except QueryError as error:
         return str(error)
@@ -97,12 +103,16 @@ def run(args: argparse.Namespace) -> int:
         except OSError as error:
             print(f"spite web: cannot read the admin token: {error}", file=sys.stderr)
             return 2
-    try:  # first: a busy port leaves even a good store untouched
+    problem = store_problem(Path(args.db))
+    if problem:
+        print(f"spite web: {problem}", file=sys.stderr)
+        return 2
+    try:
         listener = bind_listener(host, port, "--listen", "another spite web")
     except ListenError as error:
         print(f"spite web: {error}", file=sys.stderr)
         return 2
-    problem = store_problem(Path(args.db))
+    problem = schema_problem(Path(args.db))
     if problem:
         listener.close()
         print(f"spite web: {problem}", file=sys.stderr)

@@ -26,7 +26,7 @@ def split_listen(text: str, option: str) -> tuple[str, int]:
     """``HOST:PORT`` (``[::1]:PORT`` for IPv6) as ``(host, port)``; else :class:`ListenError`."""
     host, colon, port = text.rpartition(":")
     if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ListenError(f"{option} wants HOST:PORT (a port 0..65535), got {text!r}")
+        raise ListenError(f"{option} wants host:port (a port 0..65535), got {text!r}")
     return host.strip("[]"), int(port)
 
 
