@@ -90,10 +90,10 @@ class HeaderTimeoutProtocol(H11Protocol):
             self.transport.close()  # no new request's headers arrived in time
 
     def on_response_complete(self) -> None:
-        super().on_response_complete()
         self._header_deadline.cancel()
         if not self.transport.is_closing():
-            self._arm_header_deadline()
+            self._arm_header_deadline()  # before uvicorn starts a pipelined request's cycle, which it then spares
+        super().on_response_complete()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._header_deadline.cancel()

@@ -211,9 +211,13 @@ def test_connections_that_never_finish_their_headers_are_closed() -> None:
     async def hello(request: Any) -> PlainTextResponse:
         return PlainTextResponse("hello")
 
+    async def slow(request: Any) -> PlainTextResponse:
+        await asyncio.sleep(1.5)  # longer than the header deadline: a request in progress is never cut
+        return PlainTextResponse("slow")
+
     listener = bind_listener("127.0.0.1", 0, "--web")
     port = listener.getsockname()[1]
-    server = uvicorn.Server(server_config(Starlette(routes=[Route("/", hello)]), "127.0.0.1", port,
+    server = uvicorn.Server(server_config(Starlette(routes=[Route("/", hello), Route("/slow", slow)]), "127.0.0.1", port,
                                           header_timeout=0.5))
     thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[listener])), daemon=True)
     thread.start()
@@ -232,8 +236,17 @@ def test_connections_that_never_finish_their_headers_are_closed() -> None:
             assert chunk, f"closed before its answer: {answer!r}"
             answer += chunk
         assert answer.startswith(b"HTTP/1.1 200")
+        pipelined = _raw(port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        pipelined.settimeout(30)
+        both = b""
+        while not both.endswith(b"slow"):
+            chunk = pipelined.recv(4096)
+            assert chunk, f"a pipelined request was cut: {both!r}"
+            both += chunk
+        assert both.count(b"HTTP/1.1 200") == 2
         deadline = time.monotonic() + 60  # not a speed check: a generous cap on a busy machine
-        open_ones = {"silent": silent, "dripping": dripping, "idle after an answer": served}
+        open_ones = {"silent": silent, "dripping": dripping, "idle after an answer": served,
+                     "idle after pipelined answers": pipelined}
         while open_ones and time.monotonic() < deadline:
             if "dripping" in open_ones:
                 try:
