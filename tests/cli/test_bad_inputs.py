@@ -250,3 +250,14 @@ def test_submit_takes_the_key_from_the_environment_or_a_file_and_warns_on_key(tm
         assert "cannot reach" in quiet.stderr and "sk_" not in quiet.stderr + quiet.stdout
     twice = spite(*unreachable, "--key", "sk_x", cwd=tmp_path, timeout=60, env={"SPITE_BOT_KEY": "sk_y"})
     assert twice.returncode == 2 and twice.stderr.strip() == "spite submit: give the key once: SPITE_BOT_KEY is set, drop --key"
+
+
+def test_submit_refuses_a_timeout_out_of_range_before_it_uploads(tmp_path: Path) -> None:
+    """`--timeout -1` uploaded anyway and then gave up at once (exit 1): now nothing is sent."""
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "bot.toml").write_text('name = "b"\nversion = "1"\ncommand = ["{python}", "b.py"]\n')
+    run = spite("submit", "bot", "--server", "http://127.0.0.1:9", "--timeout", "-1", cwd=tmp_path, timeout=60,
+                env={"SPITE_BOT_KEY": "sk_x"})
+    assert run.returncode == 2
+    assert run.stderr.strip() == ("spite submit: argument --timeout: -1 is out of range: --timeout must be 1..86,400 "
+                                  "(see spite submit --help)")
