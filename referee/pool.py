@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -37,6 +36,7 @@ from .local import LocalMatch, close_to_others, connectable, launch_bot, reachab
 from .replay import bot_log_path
 from .manifest import BotManifest
 from .match import Match, MatchConfig, Seat
+from .scratch import OwnedScratch
 from .server import RunningReferee, start_referee, unix_address
 from .stdio import serve_stdio_seat
 from .warm import WarmLine, WarmLines
@@ -87,7 +87,7 @@ class BotPool:
         self.idle: list[PooledProcess] = []
         self.started = 0
         """Processes started so far (a test's measure of reuse)."""
-        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._scratch: OwnedScratch | None = None
         self._referee: RunningReferee | None = None
         self._reach: contextlib.AbstractAsyncContextManager[tuple[str, Path]] | None = None
         self._address = ""
@@ -114,7 +114,7 @@ class BotPool:
 
     async def start(self) -> None:
         """Start the pool's referee, the one every match of the pool is played on."""
-        self._scratch = tempfile.TemporaryDirectory(prefix="spite-")  # short: a Unix socket path has ~107 bytes
+        self._scratch = OwnedScratch("spite-")  # short: a Unix socket path has ~107 bytes; swept after a kill
         self.root.chmod(0o711)  # bots running as uids of their own pass through to their home and the socket
         sockets = self.root / "referee"
         sockets.mkdir(mode=0o711)
