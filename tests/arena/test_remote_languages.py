@@ -63,7 +63,9 @@ def most_at_once(log: str) -> int:
     return most
 
 
-def joins_the_ladder(tmp_path: Path, manifest: BotManifest, entrant: str) -> None:
+def joins_the_ladder(tmp_path: Path, manifest: BotManifest, entrant: str, interrupted: int = 130) -> None:
+    """``interrupted``: the bot's exit status after SIGINT (a Rust program without a handler
+    dies of the signal)."""
     with running_arena(tmp_path, PARALLEL) as arena:
         key = arena.add_entrant(entrant)
         bot = start_bot(arena, manifest, SPITE_ARENA=arena.grpc, SPITE_BOT_KEY=key, SPITE_ARENA_CAPACITY="2",
@@ -76,7 +78,7 @@ def joins_the_ladder(tmp_path: Path, manifest: BotManifest, entrant: str) -> Non
         assert len(games) >= 4 and all(g["status"] == "done" for g in games)
         assert all(Ending(g["ending"]).by_rules for g in games), games
         os.killpg(bot.pid, signal.SIGINT)
-        assert bot.wait(60) == 130
+        assert bot.wait(60) == interrupted
         assert bot.stderr is not None
         log = bot.stderr.read()
         assert most_at_once(log) == 2, log[-3000:]
@@ -99,3 +101,9 @@ def test_a_typescript_bot_joins_the_ladder(tmp_path: Path) -> None:
     require("node", "Node.js (Debian: nodejs; 20 or newer)")
     require("npm", "npm (Debian: npm)")
     joins_the_ladder(tmp_path, built("typescript-greedy"), "tess")
+
+
+def test_a_rust_bot_joins_the_ladder(tmp_path: Path) -> None:
+    require("cargo", "the Rust toolchain (rustup, or Debian: cargo)")
+    joins_the_ladder(tmp_path, built("rust-greedy"), "rusty", interrupted=-signal.SIGINT)
+
