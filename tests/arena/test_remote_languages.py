@@ -107,3 +107,8 @@ def test_a_rust_bot_joins_the_ladder(tmp_path: Path) -> None:
     require("cargo", "the Rust toolchain (rustup, or Debian: cargo)")
     joins_the_ladder(tmp_path, built("rust-greedy"), "rusty", interrupted=-signal.SIGINT)
 
+
+def test_a_java_bot_joins_the_ladder(tmp_path: Path) -> None:
+    require("java", "a JDK, 17 or newer (Debian: openjdk-17-jdk-headless)")
+    require("mvn", "Maven (Debian: maven)")
+    joins_the_ladder(tmp_path, built("java-greedy"), "jay")
