@@ -36,7 +36,7 @@ from .local import LocalMatch, close_to_others, connectable, launch_bot, reachab
 from .replay import bot_log_path
 from .manifest import BotManifest
 from .match import Match, MatchConfig, Seat
-from .scratch import OwnedScratch
+from .scratch import OwnedScratch, socket_directory
 from .server import RunningReferee, start_referee, unix_address
 from .stdio import serve_stdio_seat
 from .warm import WarmLine, WarmLines
@@ -114,7 +114,7 @@ class BotPool:
 
     async def start(self) -> None:
         """Start the pool's referee, the one every match of the pool is played on."""
-        self._scratch = OwnedScratch("spite-")  # short: a Unix socket path has ~107 bytes; swept after a kill
+        self._scratch = OwnedScratch("spite-", socket_directory())  # a Unix socket's path has 107 bytes; swept after a kill
         self.root.chmod(0o711)  # bots running as uids of their own pass through to their home and the socket
         sockets = self.root / "referee"
         sockets.mkdir(mode=0o711)

@@ -22,6 +22,11 @@ import tempfile
 from pathlib import Path
 
 OWNER_FILE = ".owner"
+SOCKET_PATH_BYTES = 107
+"""The longest path a Unix socket may have (``sun_path`` is 108 bytes with its NUL)."""
+SOCKET_ROOM = 64
+"""What a match's folder adds below the temporary directory to reach its deepest socket
+(``/spite-PID-XXXXXXXX/referee/relay.sock``, with room to spare)."""
 OURS = re.compile(r"spite-(?:workers-)?(\d+)-[A-Za-z0-9_]+")
 _swept: set[str] = set()
 
@@ -51,6 +56,21 @@ class OwnedScratch:
 
     def __exit__(self, *exc: object) -> None:
         self.cleanup()
+
+
+def socket_directory() -> Path | None:
+    """Where a folder holding Unix sockets goes: the temporary directory (None) while its path
+    leaves room for the socket's, else the first of ``/tmp``, ``/var/tmp``, ``/dev/shm`` that
+    does and is writable (a long ``TMPDIR``, e.g. a test's, made the referee fail to bind)."""
+    def fits(base: str) -> bool:
+        return len(os.fsencode(base)) + SOCKET_ROOM <= SOCKET_PATH_BYTES
+
+    if fits(tempfile.gettempdir()):
+        return None
+    for base in ("/tmp", "/var/tmp", "/dev/shm"):
+        if fits(base) and os.path.isdir(base) and os.access(base, os.W_OK | os.X_OK):
+            return Path(base)
+    return None
 
 
 def owner_is_gone(folder: Path) -> bool:
