@@ -24,7 +24,7 @@ legal moves                   the seat to move only
 from __future__ import annotations
 
 from itertools import chain
-from typing import NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from .cards import Card
 from .moves import LegalMoves, Move
@@ -109,11 +109,28 @@ def visible_events(state: GameState, seat: int | None, start: int = 0) -> list[E
 
 
 def observe(state: GameState, seat: int) -> Observation:
-    """Build ``seat``'s observation of ``state``: only what the table above lets it see."""
+    """Build ``seat``'s observation of ``state``: only what the table above lets it see.
+
+    The value is a :class:`LazyObservation`: the same fields, equal to the eager
+    :class:`Observation` of the same position, each one built on first read (a greedy
+    policy reads four of fourteen). Until the state's next ``apply`` it reads them from the
+    state; ``apply`` first builds every field of any observation still referenced, so the
+    value stays what the seat saw at this moment. Set a position up *before* observing it:
+    a pile replaced directly between ``observe`` and reading a field is read as it is then.
+    """
     rules = state.rules
     if not 0 <= seat < rules.players:
         raise ValueError(f"seat must be 0..{rules.players - 1}, got {seat}")
-    return _build(state, seat)
+    to_move = state.to_move
+    view = _new(LazyObservation, (
+        rules, seat, state.turn, to_move, None, None, None, None, None,
+        len(state.draw_pile), len(state.set_aside), None,
+        _new(LegalMoves, state.legal_moves()) if seat == to_move and state.outcome is None else (),
+        state.outcome,
+    ))
+    view._state = state
+    state._observed.append(view)
+    return view
 
 
 def observe_public(state: GameState) -> Observation:
@@ -121,10 +138,7 @@ def observe_public(state: GameState) -> Observation:
     return _build(state, None)
 
 
-def _build(state: GameState, seat: int | None) -> Observation:
-    rules = state.rules
-    last = -1 - rules.open_stock
-    to_move = state.to_move
+def _stock_views(state: GameState) -> tuple[StockView, ...]:
     # The stocks' and the discard piles' views change only on some moves (a stock play, a
     # discard, a play from a discard pile): they are kept in the state between decisions,
     # with the pile lists they were built from. ``apply`` drops them when it changes those
@@ -133,24 +147,34 @@ def _build(state: GameState, seat: int | None) -> Observation:
     piles = tuple(state.stocks)
     cached = state._stock_views
     if cached is None or cached[0] != piles:
+        last = -1 - state.rules.open_stock
         stock_views = tuple([_new(StockView, (len(s), tuple(s[-1:last:-1]))) for s in piles])
         state._stock_views = cached = (piles, stock_views)
-    stock_views = cached[1]
+    return cached[1]  # type: ignore[no-any-return]
+
+
+def _discard_views(state: GameState) -> tuple[tuple[tuple[Card, ...], ...], ...]:
     piles = tuple(chain.from_iterable(state.discards))
     cached = state._discard_views
     if cached is None or cached[0] != piles:
         discard_views = tuple([tuple(map(tuple, seat_piles)) for seat_piles in state.discards])
         state._discard_views = cached = (piles, discard_views)
-    discard_views = cached[1]
+    return cached[1]  # type: ignore[no-any-return]
+
+
+def _build(state: GameState, seat: int | None) -> Observation:
+    """The eager observation (every field built now): the public view, and the reference
+    :class:`LazyObservation` equals."""
+    to_move = state.to_move
     return _new(Observation, (
-        rules,
+        state.rules,
         -1 if seat is None else seat,
         state.turn,
         to_move,
         () if seat is None else tuple(sorted(state.hands[seat])),
         tuple(map(len, state.hands)),
-        stock_views,
-        discard_views,
+        _stock_views(state),
+        _discard_views(state),
         tuple(map(tuple, state.centre)),
         len(state.draw_pile),
         len(state.set_aside),
@@ -158,3 +182,101 @@ def _build(state: GameState, seat: int | None) -> Observation:
         _new(LegalMoves, state.legal_moves()) if seat == to_move and state.outcome is None else (),
         state.outcome,
     ))
+
+
+def observe_eager(state: GameState, seat: int) -> Observation:
+    """``seat``'s observation with every field built at once, a plain :class:`Observation`
+    (what ``observe`` returned before version 2 of the engine's API; tests compare the two)."""
+    if not 0 <= seat < state.rules.players:
+        raise ValueError(f"seat must be 0..{state.rules.players - 1}, got {seat}")
+    return _build(state, seat)
+
+
+class _LazyField:
+    """One field of a :class:`LazyObservation`: built from the state on first read and kept
+    in the instance (a non-data descriptor: the instance's dict wins from then on)."""
+
+    __slots__ = ("name", "build")
+
+    def __init__(self, name: str, build: Callable[[GameState, int], Any]) -> None:
+        self.name = name
+        self.build = build
+
+    def __get__(self, view: Any, owner: Any = None) -> Any:
+        if view is None:
+            return self
+        fields = view.__dict__
+        value = fields[self.name] = self.build(fields["_state"], view.seat)
+        return value
+
+
+def _make_observation(values: tuple[Any, ...]) -> Observation:
+    """A plain :class:`Observation` of these values (what a LazyObservation pickles to)."""
+    return _new(Observation, values)
+
+
+class LazyObservation(Observation):
+    """What ``observe`` returns: an :class:`Observation` whose costly fields (hand, hand
+    sizes, stocks, discard and centre piles, events) are built when first read.
+
+    It is an ``Observation`` in every way a bot uses one: its fields by name, by index and
+    by unpacking, ``==`` and ``hash`` (equal to the eager value of the same position),
+    ``_replace``, ``_asdict``, pickling and copying (both give a plain Observation). It holds
+    the state it was built from only until the state changes (``GameState.apply`` builds the
+    remaining fields first if the value is still referenced); nothing of the state is read
+    through it but the fields of the table above."""
+
+    hand = _LazyField("hand", lambda state, seat: tuple(sorted(state.hands[seat])))  # type: ignore[assignment]
+    hand_sizes = _LazyField("hand_sizes", lambda state, seat: tuple(map(len, state.hands)))  # type: ignore[assignment]
+    stocks = _LazyField("stocks", lambda state, seat: _stock_views(state))  # type: ignore[assignment]
+    discard_piles = _LazyField("discard_piles", lambda state, seat: _discard_views(state))  # type: ignore[assignment]
+    centre_piles = _LazyField("centre_piles", lambda state, seat: tuple(map(tuple, state.centre)))  # type: ignore[assignment]
+    events = _LazyField(  # type: ignore[assignment]
+        "events", lambda state, seat: tuple(visible_events(state, seat, state.cursors[seat])))
+
+    def values(self) -> tuple[Any, ...]:
+        """Every field, in the NamedTuple's order."""
+        return (self.rules, self.seat, self.turn, self.to_move, self.hand, self.hand_sizes, self.stocks,
+                self.discard_piles, self.centre_piles, self.draw_pile_count, self.set_aside_count, self.events,
+                self.legal_moves, self.outcome)
+
+    def freeze(self) -> None:
+        """Build every field now and let go of the state (``GameState.apply`` calls it)."""
+        fields = self.__dict__
+        if "_state" in fields:
+            self.values()
+            del fields["_state"]
+
+    @classmethod
+    def _make(cls, iterable: Iterable[Any]) -> Observation:  # type: ignore[override]
+        return _new(Observation, tuple(iterable))
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.values())
+
+    def __getitem__(self, index: Any) -> Any:  # type: ignore[override]
+        return self.values()[index]
+
+    def __contains__(self, item: object) -> bool:
+        return item in self.values()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyObservation):
+            other = other.values()
+        return self.values() == other if isinstance(other, tuple) else NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash(self.values())
+
+    def __repr__(self) -> str:
+        return repr(_make_observation(self.values()))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_make_observation, (self.values(),))
+
+    def __getnewargs__(self) -> tuple[Any, ...]:  # type: ignore[override]
+        return self.values()

@@ -20,6 +20,7 @@ replace the list instead.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Iterable
 
 from .cards import ACE, KING, Card, card_name
@@ -35,6 +36,8 @@ _MOVE, _TURN, _DRAW, _REVEAL = EventKind.MOVE, EventKind.TURN, EventKind.DRAW, E
 # Hot paths build events as (kind, seat, move, cards, count, pile) through tuple.__new__: a
 # NamedTuple's own __new__ is a Python function, and apply() logs an event every decision.
 _new = tuple.__new__
+_getrefcount = getattr(sys, "getrefcount", None)
+"""CPython's reference count; on an interpreter without it every observation is completed."""
 
 
 def centre_fits(heights: tuple[int, ...], wild: frozenset[Card]) -> tuple[int, ...]:
@@ -94,7 +97,7 @@ class GameState:
     __slots__ = ("rules", "seed", "draw_pile", "stocks", "hands", "discards", "centre", "set_aside",
                  "to_move", "turn", "outcome", "log", "cursors", "shuffles", "stuck_turns", "turn_stuck",
                  "first_seat",
-                 "_wild", "_stock_of", "_max_rank", "_fits_memo", "_stock_views", "_discard_views")
+                 "_wild", "_stock_of", "_max_rank", "_fits_memo", "_stock_views", "_discard_views", "_observed")
 
     rules: RuleSet
     seed: int
@@ -125,6 +128,10 @@ class GameState:
     ``observation._stock_views``); None when a move has changed them."""
     _discard_views: tuple[Any, ...] | None
     """The same for the discard piles."""
+    _observed: list[Any]
+    """The observations (``observation.LazyObservation``) built since the last move, whose
+    fields not yet read are still to be read from this state: ``apply`` completes those that
+    are still referenced before it changes anything."""
 
     @classmethod
     def new(cls, rules: RuleSet, seed: int, first_seat: int | None = None) -> "GameState":
@@ -158,6 +165,7 @@ class GameState:
         state.centre = [[] for _ in range(rules.centre_piles)]
         state.set_aside = []
         state._stock_views = state._discard_views = None
+        state._observed = []
         state.outcome = None
         state.cursors = [0] * rules.players
         state.stuck_turns = 0
@@ -191,6 +199,7 @@ class GameState:
         other.shuffles, other.stuck_turns, other.first_seat = self.shuffles, self.stuck_turns, self.first_seat
         other.turn_stuck = self.turn_stuck
         other._stock_views = other._discard_views = None
+        other._observed = []
         return other
 
     # -- queries ---------------------------------------------------------------------------
@@ -305,6 +314,8 @@ class GameState:
 
     def apply(self, move: Move) -> None:
         """Play ``move`` for the seat to move. Unchecked: the move must be in ``legal_moves()``."""
+        if self._observed:
+            self._release_observations()
         seat = self.to_move
         self.cursors[seat] = len(self.log)
         self.log.append(_new(Event, (_MOVE, seat, move, (), 0, -1)))
@@ -418,6 +429,18 @@ class GameState:
         return outcome
 
     # -- internals --------------------------------------------------------------------------
+
+    def _release_observations(self) -> None:
+        """Before the state changes: complete every observation of it that someone still
+        holds, so it keeps showing this moment. One that nobody holds (the usual case: a
+        policy read it and let go) is dropped unread: its remaining fields are never built.
+        Observations are tuples, which take no weak references, so the reference count
+        tells (the list, the loop variable and ``getrefcount``'s argument are its own)."""
+        observed = self._observed
+        self._observed = []
+        for view in observed:
+            if _getrefcount is None or _getrefcount(view) > 3:
+                view.freeze()
 
     def _reveal(self, stock_index: int) -> None:
         stock = self.stocks[stock_index]
