@@ -247,14 +247,17 @@ class GameState:
         else:
             # Without no-block the discards depend on the hand's ranks and on which piles are
             # started only: one memo lookup instead of a loop over the ranks.
-            key = (*hand_ranks, -1, *map(bool, piles))
+            ranks = len(hand_ranks)
+            hand_ranks.append(-1)
+            hand_ranks.extend(map(bool, piles))
+            key = tuple(hand_ranks)
             blocks = _DISCARD_BLOCKS[self.rules.discard_aces]
             block = blocks.get(key)
             if block is None:
                 if len(blocks) >= _BLOCKS_MEMO_LIMIT:
                     blocks.clear()
                 block = blocks[key] = self._discards_and_pass(
-                    self._discardable(hand_ranks, fits), tuple(map(bool, piles)))
+                    self._discardable(hand_ranks[:ranks], fits), key[ranks + 1:])
             moves += block
         return moves
 
@@ -314,8 +317,14 @@ class GameState:
 
     def apply(self, move: Move) -> None:
         """Play ``move`` for the seat to move. Unchecked: the move must be in ``legal_moves()``."""
-        if self._observed:
-            self._release_observations()
+        observed = self._observed
+        if observed:
+            # Inline, as in _release_observations: the list, ``view`` and the argument.
+            for view in observed:
+                if _getrefcount is None or _getrefcount(view) > 3:
+                    view.freeze()
+            observed.clear()
+            del view
         seat = self.to_move
         self.cursors[seat] = len(self.log)
         self.log.append(_new(Event, (_MOVE, seat, move, (), 0, -1)))
