@@ -181,6 +181,35 @@ class GameState:
         state._start_turn()
         return state
 
+    @classmethod
+    def blank(cls, rules: RuleSet, seed: int, first_seat: int) -> "GameState":
+        """A state with no cards anywhere, ``first_seat`` to move at turn 0, for code that sets
+        a position up pile by pile (``determinize``): no deal, so it costs no shuffle. Its
+        future shuffles are keyed by ``seed`` from shuffle number 1, as after a deal."""
+        check_seed(seed)
+        state = cls.__new__(cls)
+        state.rules, state.seed = rules, seed
+        state._wild = rules.wild_ranks
+        state._stock_of = tuple(rules.stock_of(s) for s in range(rules.players))
+        state._max_rank = rules.max_rank
+        state._fits_memo = _FITS_BY_WILD.setdefault(state._wild, {})
+        state.log = []
+        state.shuffles = 1
+        state.draw_pile, state.set_aside = [], []
+        state.stocks = [[] for _ in range(rules.stocks)]
+        state.hands = [[] for _ in range(rules.players)]
+        state.discards = [[[] for _ in range(rules.discard_piles)] for _ in range(rules.players)]
+        state.centre = [[] for _ in range(rules.centre_piles)]
+        state._stock_views = state._discard_views = None
+        state._observed = []
+        state.outcome = None
+        state.cursors = [0] * rules.players
+        state.stuck_turns = 0
+        state.turn_stuck = False
+        state.first_seat = state.to_move = first_seat
+        state.turn = 0
+        return state
+
     def clone(self) -> "GameState":
         """An independent copy (the log is shared structurally: events are immutable)."""
         other = GameState.__new__(GameState)
