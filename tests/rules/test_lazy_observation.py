@@ -1,4 +1,4 @@
-"""``observe`` returns a LazyObservation: equal to the eager observation of the same moment in
+"""``observe_lazy`` returns a LazyObservation: equal to the eager observation of the same moment in
 every way a bot reads one, before and after the state moves on, and holding no reference to
 the state once the state has changed."""
 
@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from spite_engine import (GameState, LazyObservation, Observation, observe, observe_eager, parse_rules)
+from spite_engine import GameState, LazyObservation, Observation, observe, observe_lazy, parse_rules
 from spite_sdk.policies import greedy_move, random_move
 
 from .support import SPECS
@@ -27,7 +27,7 @@ def test_lazy_equals_eager_at_every_decision_whatever_is_read_first(spec: str) -
         rng = random.Random(seed)
         while state.outcome is None:
             seat = rng.randrange(rules.players)
-            lazy, eager = observe(state, seat), observe_eager(state, seat)
+            lazy, eager = observe_lazy(state, seat), observe(state, seat)
             assert type(lazy) is LazyObservation and type(eager) is Observation
             order = list(FIELDS)
             rng.shuffle(order)
@@ -35,7 +35,7 @@ def test_lazy_equals_eager_at_every_decision_whatever_is_read_first(spec: str) -
                 assert getattr(lazy, name) == getattr(eager, name), name
             assert lazy == eager and eager == lazy and hash(lazy) == hash(eager)
             assert tuple(lazy) == tuple(eager) and all(lazy[i] == eager[i] for i in range(len(FIELDS)))
-            view = observe(state, state.to_move)
+            view = observe_lazy(state, state.to_move)
             state.apply(greedy_move(view) if seed % 2 else random_move(view, rng))
 
 
@@ -47,8 +47,8 @@ def test_a_kept_observation_still_shows_its_moment_after_the_state_moves_on() ->
         if state.outcome is not None:
             break
         for seat in range(rules.players):
-            kept.append((observe(state, seat), observe_eager(state, seat)))
-        state.apply(greedy_move(observe(state, state.to_move)))
+            kept.append((observe_lazy(state, seat), observe(state, seat)))
+        state.apply(greedy_move(observe_lazy(state, state.to_move)))
     assert len(kept) > 100
     for lazy, eager in kept:
         assert lazy == eager
@@ -59,7 +59,7 @@ def test_a_kept_observation_still_shows_its_moment_after_the_state_moves_on() ->
 
 def test_the_namedtuple_api_gives_plain_observations() -> None:
     state = GameState.new(parse_rules("skip-bo"), 8)
-    lazy, eager = observe(state, 0), observe_eager(state, 0)
+    lazy, eager = observe_lazy(state, 0), observe(state, 0)
     rules, seat, turn, to_move, hand, *rest = lazy
     assert (rules, seat, turn, to_move, hand) == tuple(eager[:5]) and list(rest) == list(eager[5:])
     assert lazy[4:6] == eager[4:6] and lazy[-1] == eager[-1]

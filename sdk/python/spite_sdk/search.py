@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from spite_engine import GameState, Move, Observation, observe
+from spite_engine import GameState, Move, Observation, observe_lazy
 from spite_engine.determinize import determinize
 
 from .tactics import WEIGHTS, tactician_candidates, tactician_plan
@@ -76,7 +76,7 @@ def play_turns(state: GameState, turn_ends: int,
     ends = 0
     while state.outcome is None and ends < turn_ends:
         seat = state.to_move
-        apply_plan(state, policy(observe(state, seat)), seat)
+        apply_plan(state, policy(observe_lazy(state, seat)), seat)  # let go before apply: see observe_lazy
         if state.to_move != seat:
             ends += 1
 
