@@ -84,6 +84,8 @@ def load_sampler_module() -> Any:
 
 ROLLOUTS = 160
 """The searcher's rollouts per searched decision in process (``--rollouts``)."""
+SEARCHER_Z: float | None = None
+"""The searcher's significance gate in standard errors (``--searcher-z``; None: its own)."""
 
 
 def make_agent(name: str, samples: int, weights: dict[str, float] | None = None) -> Agent:
@@ -91,7 +93,8 @@ def make_agent(name: str, samples: int, weights: dict[str, float] | None = None)
     (:data:`spite_sdk.tactics.WEIGHTS`), for ablations."""
     if name == "searcher":
         from spite_sdk.search import Searcher
-        searcher = Searcher(rollouts=ROLLOUTS)  # no clock: a fixed count, reproducible anywhere
+        options = {} if SEARCHER_Z is None else {"z": SEARCHER_Z}
+        searcher = Searcher(rollouts=ROLLOUTS, **options)  # no clock: a fixed count, reproducible anywhere
         return lambda view, rng: searcher.decide(view, rng)
     if name == "planner":
         return lambda view, rng: plan_turn(view)
@@ -282,7 +285,7 @@ def parse_pairs(text: str) -> list[tuple[str, str]]:
 
 
 def main() -> None:
-    global ROLLOUTS
+    global ROLLOUTS, SEARCHER_Z
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default="standard")
     parser.add_argument("--games", type=int, default=200, help="games per pairing (two per deal)")
@@ -290,6 +293,8 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=8, help="the sampler's samples per sampled decision")
     parser.add_argument("--rollouts", type=int, default=ROLLOUTS,
                         help="the searcher's rollouts per searched decision (default %(default)s)")
+    parser.add_argument("--searcher-z", type=float, default=None,
+                        help="the searcher's gate: a gain must be this many standard errors (default: its own, 2)")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                         help="worker processes (default: 2, or 1 on a one-core machine)")
@@ -311,6 +316,7 @@ def main() -> None:
     pairs = parse_pairs(args.pairs)
     deals = max(1, args.games // 2)
     ROLLOUTS = args.rollouts  # read by make_agent in this process and, forked, in the pool's
+    SEARCHER_Z = args.searcher_z
     if args.referee:
         env: dict[str, dict[str, str]] = {}
         for item in args.env:
