@@ -139,7 +139,7 @@ def observe_lazy(state: GameState, seat: int) -> Observation:
         _new(LegalMoves, state.legal_moves()) if seat == to_move and state.outcome is None else (),
         state.outcome,
     ))
-    view._state = state
+    view.__dict__["_state"] = state
     state._observed.append(view)
     return view
 
@@ -258,12 +258,12 @@ class LazyObservation(Observation):
     remaining fields first if the value is still referenced); nothing of the state is read
     through it but the fields of the table above."""
 
-    hand = _LazyField("hand", _hand)  # type: ignore[assignment]
-    hand_sizes = _LazyField("hand_sizes", _hand_sizes)  # type: ignore[assignment]
-    stocks = _LazyField("stocks", _stocks)  # type: ignore[assignment]
-    discard_piles = _LazyField("discard_piles", _discards)  # type: ignore[assignment]
-    centre_piles = _LazyField("centre_piles", _centre)  # type: ignore[assignment]
-    events = _LazyField("events", _events)  # type: ignore[assignment]
+    hand = _LazyField("hand", _hand)
+    hand_sizes = _LazyField("hand_sizes", _hand_sizes)
+    stocks = _LazyField("stocks", _stocks)
+    discard_piles = _LazyField("discard_piles", _discards)
+    centre_piles = _LazyField("centre_piles", _centre)
+    events = _LazyField("events", _events)
 
     def values(self) -> tuple[Any, ...]:
         """Every field, in the NamedTuple's order."""
@@ -290,7 +290,7 @@ class LazyObservation(Observation):
     def __iter__(self) -> Iterator[Any]:
         return iter(self.values())
 
-    def __getitem__(self, index: Any) -> Any:  # type: ignore[override]
+    def __getitem__(self, index: Any) -> Any:
         return self.values()[index]
 
     def __contains__(self, item: object) -> bool:
@@ -314,5 +314,5 @@ class LazyObservation(Observation):
     def __reduce__(self) -> tuple[Any, ...]:
         return (_make_observation, (self.values(),))
 
-    def __getnewargs__(self) -> tuple[Any, ...]:  # type: ignore[override]
+    def __getnewargs__(self) -> tuple[Any, ...]:
         return self.values()

@@ -286,7 +286,7 @@ class GameState:
                 if len(blocks) >= _BLOCKS_MEMO_LIMIT:
                     blocks.clear()
                 block = blocks[key] = self._discards_and_pass(
-                    self._discardable(hand_ranks[:ranks], fits), key[ranks + 1:])
+                    self._discardable(hand_ranks[:ranks], fits), tuple(map(bool, piles)))
             moves += block
         return moves
 
