@@ -63,6 +63,11 @@ bench-bots: setup
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:naive,sampler:random --games 200 --samples 8
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:planner --games 1000 --referee
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:tactician --games 200 --referee
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 200 --rollouts 40 --jobs 1
+	$(PY) bench/bot_strength.py --rules standard --pairs searcher:tactician --games 200 --rollouts 40 --jobs 1
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 100 --rollouts 160 --jobs 1
+	$(PY) bench/bot_strength.py --rules standard --pairs searcher:tactician --games 1000 --referee
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 1000 --referee
 
 bench-sandbox: setup
 	$(PY) bench/sandbox_cost.py
