@@ -18,6 +18,7 @@ from typing import AsyncIterator, Awaitable, Callable, Sequence
 
 from referee.manifest import BotManifest
 
+from .deadlines import GIVEN_CAP
 from .launcher import BotProcess, ExitInfo
 from .match import Match, MatchConfig, Seat
 from .sandbox import Isolation, default_limits, detect, runtime_hints
@@ -77,9 +78,9 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
                     match.bind_process(seat, process)
                     loop = asyncio.get_running_loop()
                     watchers.append(loop.create_task(_watch(match, seat, process)))
-                    if process.stdio:
+                    if process.stdio:  # the match judges the connect time (Match._wait_for_seats)
                         watchers.append(loop.create_task(serve_stdio_seat(
-                            referee.arena, match, seat, process, config.time_control.connect_ms / 1000)))
+                            referee.arena, match, seat, process, GIVEN_CAP * config.time_control.connect_ms / 1000)))
                 await match.finished.wait()
         finally:
             for watcher in watchers:

@@ -20,13 +20,14 @@ from referee.manifest import BotManifest
 from tournaments.jobs import MatchJob
 from tournaments.worker import play
 
+from ..load import hogs
 from .conftest import BOTS, FAST, good, hostile
 
 BUSY = BOTS / "busy_bot.py"
 
 
-def busy(mode: str, ms: int) -> BotManifest:
-    return BotManifest(name=f"busy-{mode}", command=(sys.executable, str(BUSY), mode, str(ms)), workdir=BOTS)
+def busy(mode: str, ms: int, *args: str) -> BotManifest:
+    return BotManifest(name=f"busy-{mode}", command=(sys.executable, str(BUSY), mode, str(ms), *args), workdir=BOTS)
 
 
 def stall_during(seat: int, decision: int, seconds: float):  # type: ignore[no-untyped-def]
@@ -44,8 +45,9 @@ def stall_during(seat: int, decision: int, seconds: float):  # type: ignore[no-u
 
 
 def play_with(bots: list[BotManifest], *, on_start=None, thinking: Thinking = Thinking.ALLOWED,  # type: ignore[no-untyped-def]
-              time_control: TimeControl = FAST, seed: int = 1, log_dir: Path | None = None) -> LocalMatch:
-    config = MatchConfig(parse_rules("standard"), [b.name for b in bots], time_control, 1, seed, Policy.FORFEIT,
+              time_control: TimeControl = FAST, seed: int = 1, log_dir: Path | None = None,
+              rules: str = "standard") -> LocalMatch:
+    config = MatchConfig(parse_rules(rules), [b.name for b in bots], time_control, 1, seed, Policy.FORFEIT,
                          thinking=thinking)
     return asyncio.run(play_local_match(bots, config, on_start=on_start, log_dir=log_dir))
 
@@ -136,3 +138,44 @@ def test_frozen_bots_do_not_think_on_the_opponents_time(tmp_path: Path) -> None:
     assert frozen_cpu < 0.2 * frozen_wall, measured  # frozen: a sliver of the waits, never a core
     assert allowed_cpu > 2 * frozen_cpu * allowed_wall / frozen_wall, measured  # the measure sees thinking
     assert play_with([good(), good()], thinking=Thinking.FROZEN).match.summary()["thinking"] == "frozen"
+
+
+# -- a bot kept off the CPU by other work is given its time (docs/rules.md, "Which timeouts count")
+
+STARVED = TimeControl(decision_ms=100, bank_ms=100, connect_ms=8000)
+"""A window of 200 ms a decision after the first: a bot needing 50 ms of CPU a decision
+fits it four times over on a free core, and cannot fit it beside four busy processes on
+that core (it gets about a fifth of it), unless it is given back the time it waited."""
+
+
+@pytest.mark.slow  # whole games at a fifth of a core
+def test_a_bot_kept_off_the_cpu_by_other_work_is_given_its_time() -> None:
+    # The spinner needs 50 ms of CPU a decision and shares CPU 0 with four busy processes, so
+    # its decisions take several times their 200 ms window in wall time; before, it timed out
+    # at its second decision. The time it waited for the CPU is added to its limit (and not
+    # taken from its bank): it plays the whole game and is never charged.
+    with hogs(4, 120, cpus="0"):
+        local = play_with([busy("spin", 50, "--cpu=0"), good()], time_control=STARVED, seed=5,
+                          rules="short-13")
+    spinner = local.match.seats[0].report
+    assert local.match.state_name == "finished", local.match.void_reason
+    assert spinner.timeouts == 0 and spinner.status.value == "done", spinner.faults
+    assert local.match.results[0].outcome.ending.value not in ("timeout", "no_show"), local.match.results[0].outcome
+    # the load was real: decisions that took longer in wall time than their whole window
+    assert sum(us > 200_000 for us in spinner.decision_us[1:]) >= 3, spinner.decision_us[:20]
+
+
+@pytest.mark.slow  # a bot sleeping past its limit beside busy processes
+def test_a_bot_that_sleeps_past_its_limit_is_charged_however_busy_the_machine() -> None:
+    # Sleeping uses no CPU and waits on no run queue: the bot was given its time, so beside
+    # the same busy processes it is charged at its limit, not given more, and the match is not void.
+    with hogs(4, 120, cpus="0"):
+        local = play_with([busy("sleep", 400, "--cpu=0"), good()], time_control=STARVED, seed=5,
+                          rules="short-13")
+    sleeper = local.match.seats[0].report
+    assert local.match.state_name == "finished", local.match.void_reason
+    outcome = local.match.results[0].outcome
+    assert outcome.ending.value == "timeout" and outcome.offender == 0, outcome
+    assert sleeper.timeouts == 1
+    charged = [us for us in sleeper.decision_us if us > 200_000]
+    assert charged and charged[-1] < 2 * 400_000, sleeper.decision_us  # charged near its limit, no extension
