@@ -78,9 +78,9 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
                     match.bind_process(seat, process)
                     loop = asyncio.get_running_loop()
                     watchers.append(loop.create_task(_watch(match, seat, process)))
-                    if process.stdio:  # the match judges the connect time (Match._wait_for_seats)
+                    if process.stdio:
                         watchers.append(loop.create_task(serve_stdio_seat(
-                            referee.arena, match, seat, process, GIVEN_CAP * config.time_control.connect_ms / 1000)))
+                            referee.arena, match, seat, process, hello_allowance_s(config))))
                 await match.finished.wait()
         finally:
             for watcher in watchers:
@@ -101,8 +101,9 @@ async def launch_bot(bot: BotManifest, home: Path, token: str, address: str, soc
     settings = {"SPITE_BOT_SEED": str(bot_seed), "HOME": str(home)}
     if not stdio:
         settings["SPITE_ADDRESS"] = address
-        # the one connect allowance: the match's time control, for the SDK's wait too
-        settings["SPITE_CONNECT_TIMEOUT"] = f"{connect_ms / 1000:g}"
+        # the SDK's patience: as long as the match may wait for the bot (Match._wait_for_seats
+        # adds the time a starved start-up was not given, up to GIVEN_CAP times connect_ms)
+        settings["SPITE_CONNECT_TIMEOUT"] = f"{GIVEN_CAP * connect_ms / 1000:g}"
     hints = runtime_hints(bot.language, bot.limits or default_limits(bot.language))
     env = BotProcess.clean_env({**hints, **bot.env, **settings})  # the token goes in a pipe
     isolation = Isolation(home=home, socket_dir=None if stdio else socket_dir, hidden=tuple(hidden))
@@ -111,6 +112,13 @@ async def launch_bot(bot: BotManifest, home: Path, token: str, address: str, soc
                          stdio_format=bot.stdio_format)
     await process.start()
     return process
+
+
+def hello_allowance_s(config: MatchConfig) -> float:
+    """How long a launched stdio bot's pipe waits for its Hello: as long as the match may wait
+    for the bot to connect (``Match._wait_for_seats`` judges the connect time, adding the time a
+    starved start-up was not given, up to ``GIVEN_CAP`` times ``connect_ms``)."""
+    return GIVEN_CAP * config.time_control.connect_ms / 1000
 
 
 def close_to_others(paths: Sequence[Path]) -> None:

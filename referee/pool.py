@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .launcher import BotProcess, ExitInfo
-from .local import LocalMatch, close_to_others, connectable, launch_bot, reachable
+from .local import LocalMatch, close_to_others, connectable, hello_allowance_s, launch_bot, reachable
 from .manifest import BotManifest
 from .match import Match, MatchConfig, Seat
 from .server import RunningReferee, start_referee, unix_address
@@ -217,7 +217,7 @@ class BotPool:
         pooled.tasks.append(loop.create_task(self._watch(pooled)))
         if process.stdio:
             pooled.tasks.append(loop.create_task(serve_stdio_seat(
-                self.referee.arena, match, seat, process, config.time_control.connect_ms / 1000)))
+                self.referee.arena, match, seat, process, hello_allowance_s(config))))
         return pooled
 
     async def _watch(self, pooled: PooledProcess) -> None:

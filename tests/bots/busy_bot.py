@@ -7,7 +7,8 @@ machine looks like this: wall time without CPU); ``think``: from its first decis
 thread burns CPU all the time, on the opponent's turns too, and it answers at once; at each
 game over it writes to stderr the thread's CPU time in the waits between its answers and its
 next decisions, and the wall time of those waits. It always plays the SDK's greedy choice.
-``--cpu=N`` pins it to CPU N (the load tests put busy processes on the same CPU).
+``--cpu=N`` pins it to CPU N (the load tests put busy processes on the same CPU);
+``--start-spin=MS`` and ``--start-sleep=MS`` spend MS ms of CPU, or of sleep, before it connects.
 """
 
 from __future__ import annotations
@@ -24,6 +25,12 @@ MS = float(sys.argv[2]) if len(sys.argv) > 2 else 20.0
 for _arg in sys.argv[3:]:
     if _arg.startswith("--cpu="):
         os.sched_setaffinity(0, {int(_arg[len("--cpu="):])})
+    elif _arg.startswith("--start-spin="):  # a slow start-up that computes (a JVM's, a big model's load)
+        _end = time.process_time() + float(_arg[len("--start-spin="):]) / 1000
+        while time.process_time() < _end:
+            pass
+    elif _arg.startswith("--start-sleep="):  # a slow start-up that waits
+        time.sleep(float(_arg[len("--start-sleep="):]) / 1000)
 
 
 def spin(seconds: float) -> None:

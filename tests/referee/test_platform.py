@@ -179,3 +179,22 @@ def test_a_bot_that_sleeps_past_its_limit_is_charged_however_busy_the_machine() 
     assert sleeper.timeouts == 1
     charged = [us for us in sleeper.decision_us if us > 200_000]
     assert charged and charged[-1] < 2 * 400_000, sleeper.decision_us  # charged near its limit, no extension
+
+
+@pytest.mark.slow  # start-ups at a fifth of a core
+def test_a_start_up_kept_off_the_cpu_is_given_its_connect_time_and_a_sleepy_one_is_not() -> None:
+    # Both start-ups outlast the 1 s connect time: one computes 400 ms on CPU 0 beside four
+    # busy processes (two seconds or more of wall time), the other sleeps 3 s. The first
+    # was kept off the CPU, so it is given its time and plays (before: "did not connect
+    # within 1 s"); the second was given all of it and is a no-show, as on an idle machine.
+    control = TimeControl(decision_ms=1000, bank_ms=1000, connect_ms=1000)
+    with hogs(4, 120, cpus="0"):
+        slow = play_with([busy("spin", 0, "--cpu=0", "--start-spin=400"), good()], time_control=control,
+                         rules="short-13")
+        sleepy = play_with([busy("spin", 0, "--start-sleep=3000"), good()], time_control=control, rules="short-13")
+    assert slow.match.state_name == "finished", slow.match.void_reason
+    assert slow.match.seats[0].report.status.value == "done", slow.match.seats[0].report.faults
+    assert slow.match.seats[0].report.decisions > 5
+    assert sleepy.match.state_name in ("finished", "void"), sleepy.match.void_reason
+    assert "did not connect within 1 s" in " ".join(sleepy.match.seats[0].report.faults), sleepy.match.summary()
+    assert "kept" not in sleepy.match.void_reason and "owed" not in sleepy.match.void_reason
