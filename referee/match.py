@@ -319,7 +319,7 @@ class Match(SeatRoster):
         window_end, cap = deadline, started + GIVEN_CAP * (deadline - started)
         given: GivenTime | None = None
         probe_at = started + min(GIVEN_PROBE_S, (deadline - started) / 4) if seat.process is not None else math.inf
-        owed_ms = 0.0
+        owed_ms = late_ms = 0.0
         while action is None and fault is None:
             if seat.gone is not None:
                 break
@@ -333,11 +333,14 @@ class Match(SeatRoster):
                     given = GivenTime(seat.process, now, opened=started)
                     given = given if given.measurable else None
                     continue
-                if given is not None:
-                    owed_ms = (given.not_given_s(now) - (now - window_end)) * 1000
-                    if owed_ms > GIVEN_SLACK_MS and now < cap:
-                        deadline = min(cap, now + owed_ms / 1000)
-                        continue
+                # owed: the time the bot was kept off the CPU, or the referee's own loop was
+                # stalled (an answer may be waiting unread), less the time already added
+                late_ms += (now - deadline) * 1000  # the timer's own lateness: a stall too
+                not_given_s = given.not_given_s(now) if given is not None else 0.0
+                owed_ms = max(not_given_s * 1000, self.lag.since(lag_mark), late_ms) - (deadline - window_end) * 1000
+                if owed_ms > GIVEN_SLACK_MS and now < cap:
+                    deadline = min(cap, now + owed_ms / 1000)
+                    continue
                 break
             if isinstance(item, Closed):
                 seat.gone = await self._explain(seat, item)
@@ -373,19 +376,19 @@ class Match(SeatRoster):
             self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)
             return
         if action is None and fault is None:
-            late_ms, stalled_ms = (ended - deadline) * 1000, self.lag.since(lag_mark)
+            late_ms = (ended - deadline) * 1000
             window_ms = (deadline - started) * 1000
             limit = self.config.lag_limit_ms
-            if window_ms > 0 and (late_ms > limit or stalled_ms > max(limit, window_ms / 10)):
-                raise RefereeLag(f"the referee ran {max(late_ms, stalled_ms):.0f} ms late during seat "
+            if window_ms > 0 and late_ms > limit:  # judged late at the very end: too late to give back
+                raise RefereeLag(f"the referee ran {late_ms:.0f} ms late during seat "
                                  f"{seat.index}'s decision {decision_id} (limit {limit} ms): its timeout "
                                  f"cannot be blamed on the bot")
             allowed_ms = (window_end - started) * 1000
-            if given is not None and owed_ms > max(limit, allowed_ms / 10):
-                raise RefereeLag(f"seat {seat.index}'s bot was kept off the CPU for decision {decision_id}: "
+            if owed_ms > max(limit, allowed_ms / 10):
+                raise RefereeLag(f"seat {seat.index}'s bot was not given its time for decision {decision_id}: "
                                  f"it was still owed {owed_ms:.0f} ms of its {allowed_ms:.0f} ms after "
-                                 f"{elapsed_ms:.0f} ms (runnable, waiting for a CPU the machine gave "
-                                 f"to other work): its timeout cannot be blamed on the bot")
+                                 f"{elapsed_ms:.0f} ms (kept off the CPU by other work, or the referee "
+                                 f"ran late): its timeout cannot be blamed on the bot")
             fault = (Fault.TIMEOUT, f"no answer to decision {decision_id} within {base_ms} ms "
                                     f"plus the time bank")
         if fault is None and action is not None:
