@@ -72,6 +72,7 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
                     log_path = log_dir / f"{match.match_id}-seat{seat.index}-{bot.name}.log" if log_dir else None
                     home = root / f"seat{seat.index}"
                     home.mkdir(mode=0o700)
+                    match.launching(seat)
                     process = await launch_bot(bot, home, seat.token, address, socket_dir, hidden, log_path,
                                                bot_seed, config.time_control.connect_ms)
                     processes.append(process)

@@ -206,6 +206,7 @@ class BotPool:
                       log_dir: Path | None, hidden: tuple[Path, ...], bot_seed: int) -> PooledProcess:
         self.started += 1
         number = self.started
+        match.launching(seat)
         home = self.root / f"bot{number}"
         home.mkdir(mode=0o700)
         log_path = log_dir / f"{match.match_id}-seat{seat.index}-{bot.name}.log" if log_dir else None

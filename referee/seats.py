@@ -101,6 +101,8 @@ class Seat:
         self.process_exit: asyncio.Future[int | None] | None = None
         self.process: ProcessControl | None = None
         self.started: GivenTime | None = None
+        self.launching = False
+        """The referee is starting this seat's bot process (:meth:`SeatRoster.launching`)."""
         """What the machine has given the seat's process since it was started (its connect clock)."""
         self.exit_limit = ""
         self.paused = False
@@ -222,6 +224,11 @@ class SeatRoster:
         """The seat's bot is a process this referee launched: report its exit in reasons."""
         seat.process_exit = asyncio.get_running_loop().create_future()
 
+    def launching(self, seat: Seat) -> None:
+        """The referee is about to start the seat's bot: until it is bound, its connect time has
+        not begun (the launches before it, the sandbox's set-up are the platform's time)."""
+        seat.launching = True
+
     def bind_process(self, seat: Seat, process: ProcessControl) -> None:
         """The seat's bot is ``process``: measure its CPU per decision, and pause it between
         decisions when the match is played with ``Thinking.FROZEN``."""
@@ -295,15 +302,13 @@ class SeatRoster:
 
     @staticmethod
     def _connect_owed(seat: Seat, opened: float, window_end: float) -> float:
-        """Seconds of its connect time a waiting seat is still owed: a launched bot whose
-        process has not started yet is owed all the time since the clock started; one whose
-        process runs, the time before it started and the time it was kept off the CPU, less
-        the time already added. A bot the referee did not launch is owed nothing."""
+        """Seconds of its connect time a waiting seat is still owed: a bot whose process the
+        referee is still starting, a little more time (until it runs); one whose process
+        runs, the time before it started and the time it was kept off the CPU, less the time
+        already added. A bot the referee did not launch (a remote one) is owed nothing."""
         now = time.monotonic()
-        if seat.process_exit is None:
-            return 0.0
         if seat.process is None:
-            return max(0.0, now - opened) - max(0.0, now - window_end)
+            return GIVEN_SLACK_MS / 500 if seat.launching else 0.0  # still being started: wait a little more
         if seat.started is None:
             return 0.0
         not_given = max(0.0, seat.started.at - opened) + seat.started.not_given_s(now)

@@ -34,7 +34,7 @@ def sleeper(directory: Path, ms: int) -> Path:
 def test_a_league_beside_eight_busy_processes_charges_no_honest_bot(tmp_path: Path) -> None:
     path = write_tournament(tmp_path, "loaded", bots=[*HONEST, str(sleeper(tmp_path, 1500))], rounds=1, parallel=2,
                             rules="short-13", policy="forfeit", seed=7,
-                            time_control={"decision_ms": 50, "bank_ms": 50, "connect_ms": 1500})
+                            time_control={"decision_ms": 200, "bank_ms": 300, "connect_ms": 1500})
     with hogs(8, 600):
         result = run(path, tmp_path / "loaded.db")
     with Store(tmp_path / "loaded.db", readonly=True) as store:
