@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup sandbox browser demo test bench bench-rules bench-transport bench-referee bench-hosting bench-tournament bench-ladder bench-bots bench-sandbox proto clean
+.PHONY: setup sandbox browser demo test test-under-load test-load-subset bench bench-rules bench-transport bench-referee bench-hosting bench-tournament bench-ladder bench-bots bench-sandbox proto clean
 
 setup: $(STAMP) sandbox browser
 
@@ -31,6 +31,24 @@ TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4;
 
 test: setup
 	$(PY) -m pytest -q -n $(TEST_WORKERS)
+
+# The suite (or LOAD_TESTS) beside LOAD busy processes (bench/hogs.py), for LOAD_SECONDS at most:
+# no test may depend on an idle machine (README, "Testing"; docs/performance.md has the times).
+LOAD ?= 8
+LOAD_SECONDS ?= 3600
+LOAD_TESTS ?=
+test-under-load: setup
+	$(PY) bench/hogs.py $(LOAD) --seconds $(LOAD_SECONDS) -- env LOAD=$(LOAD) $(PY) -m pytest -q -n $(TEST_WORKERS) $(LOAD_TESTS)
+
+# What .ci/run runs beside 8 busy processes: the tests of time limits, kills, waits and pages that
+# failed under load before, and the league beside its own hogs (a few minutes).
+LOAD_SUBSET := tests/referee/test_platform.py tests/tournaments/test_under_load.py \
+	tests/referee/test_sandbox.py::test_a_memory_hog_is_killed_by_the_memory_limit \
+	tests/referee/test_sandbox.py::test_pause_freezes_the_whole_bot_and_cpu_counts_every_process \
+	tests/referee/test_tokens.py tests/referee/test_protocol.py tests/referee/test_inputs.py \
+	tests/cli/test_crashing_bot.py tests/web/test_live.py
+test-load-subset: setup
+	$(MAKE) test-under-load LOAD=8 LOAD_SECONDS=1200 LOAD_TESTS="$(LOAD_SUBSET)"
 
 bench-rules: setup
 	$(PY) bench/rules_speed.py

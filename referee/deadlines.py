@@ -1,16 +1,19 @@
 """Deadlines, the time bank and the referee's own lag: the time control a match is played
-with, whether bots may think between decisions, and the monitor that tells a bot's
-timeout from a referee that ran late (then the match is void, not lost)."""
+with, whether bots may think between decisions, the monitor that tells a bot's
+timeout from a referee that ran late (then the match is void, not lost), and the audit of
+what the machine gave a bot while its clock ran (:class:`GivenTime`: a bot kept off the CPU
+by other work gets its time back, and is never charged a timeout it was not given)."""
 
 from __future__ import annotations
 
 import asyncio
 import enum
 import math
+import os
 import time
 import weakref
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Iterable, Protocol
 
 from spite.v1 import referee_pb2 as rpb
 
@@ -22,6 +25,18 @@ this late (its timer fired late), or its event loop stalled this long in all dur
 decision (and for at least a tenth of the decision's window)."""
 LAG_PROBE_S = 0.05
 """How often the lag monitor wakes to measure the event loop's lateness."""
+GIVEN_PROBE_S = 0.1
+"""A decision still open after this long (or a quarter of its window, if sooner) takes its bot's baseline (CPU time, time spent
+runnable but waiting for a CPU), so a decision answered sooner, nearly every one, costs no
+extra reads; the bot is taken to have been kept off the CPU for the same share of this
+first moment as of the time after it."""
+GIVEN_SLACK_MS = 50
+"""A limit is extended while the bot is owed more than this (the time it was kept off
+the CPU since its clock started, less the time already added)."""
+GIVEN_CAP = 10
+"""A limit waits at most this many times its length for the bot to be given its time
+(a machine 10 times oversubscribed gives a single-threaded bot about a fifth of a core);
+a bot still owed more than the lag limit then makes the match void, never a loss."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +87,67 @@ class ProcessControl(Protocol):
     def resume(self) -> None: ...
 
     def cpu_seconds(self) -> float: ...
+
+    def run_queue_seconds(self) -> float | None: ...
+
+
+def run_queue_seconds(pids: Iterable[int]) -> float | None:
+    """The time every thread of ``pids`` has spent runnable but waiting for a CPU, in seconds,
+    summed (Linux ``/proc/PID/task/TID/schedstat``, second field: the run-queue delay); None
+    where the kernel does not say (no schedstat, e.g. macOS)."""
+    total, seen = 0, False
+    for pid in pids:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as stats:
+                    total += int(stats.read().split()[1])
+                seen = True
+            except (OSError, IndexError, ValueError):
+                continue
+    return total / 1e9 if seen else None
+
+
+class GivenTime:
+    """What the machine gave one bot since a moment: how much of the wall time since then
+    the bot had, as opposed to time it was runnable but kept off the CPU by other work.
+
+    The bot had a moment if it was running or chose not to run (sleeping, waiting for
+    input): of the wall time ``W`` since the baseline, a bot whose threads waited ``Q`` on
+    the run queue (at most ``W``) and ran for ``C`` of CPU was given ``max(W - Q, C)``.
+    A bot that sleeps past its limit waits on no run queue, so it was given all of it; a bot
+    whose own threads crowd each other out ran for as much CPU as it waited, and that counts
+    as given too (its threads' waits are its own doing)."""
+
+    def __init__(self, process: ProcessControl, at: float | None = None, opened: float | None = None) -> None:
+        self.process = process
+        self.at = time.monotonic() if at is None else at
+        self.opened = self.at if opened is None else min(opened, self.at)
+        """When the bot's clock started; the baseline may be taken a little later (``at``),
+        and the share of the time the bot was not given is taken to be the same before it."""
+        self.queued = process.run_queue_seconds()
+        self.cpu = process.cpu_seconds()
+
+    @property
+    def measurable(self) -> bool:
+        return self.queued is not None
+
+    def not_given_s(self, now: float | None = None) -> float:
+        """Seconds of the wall time since the baseline that the bot was not given."""
+        if self.queued is None:
+            return 0.0
+        now = time.monotonic() if now is None else now
+        queued = self.process.run_queue_seconds()
+        if queued is None:  # the bot is gone: nothing more to give it
+            return 0.0
+        wall = max(0.0, now - self.at)
+        starved = min(wall, max(0.0, queued - self.queued))
+        given = max(wall - starved, self.process.cpu_seconds() - self.cpu)
+        not_given = max(0.0, wall - given)
+        return not_given * (now - self.opened) / wall if wall > 0 else 0.0
 
 
 class LagMonitor:

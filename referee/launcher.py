@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Sequence
 
+from .deadlines import run_queue_seconds
 from .sandbox import (SUPERVISOR, BotCgroup, BotIdentity, Isolation, Limits, SandboxError, SandboxMode,
                       allocate_identity, bwrap_command, bwrap_returncode, child_rlimits, default_limits, descendants,
                       detect, process_cpu_seconds, program_path, sweep, unreachable)
@@ -293,6 +294,14 @@ class BotProcess:
             measured = process_cpu_seconds(self._members(max_age=_SCAN_AGE))
         self._cpu = max(self._cpu, measured)
         return self._cpu
+
+    def run_queue_seconds(self) -> float | None:
+        """Time the bot's threads have spent runnable but waiting for a CPU so far (read-only,
+        from /proc; None where the kernel does not say, or the bot has exited): what
+        :class:`referee.deadlines.GivenTime` weighs a time limit with."""
+        if self.pid is None or (self.process is not None and self.process.returncode is not None):
+            return None
+        return run_queue_seconds(self._members(max_age=_SCAN_AGE))
 
     def pause(self) -> None:
         """Freeze the whole bot (cgroup freezer, else SIGSTOP to each of its processes)."""

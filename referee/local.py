@@ -17,6 +17,7 @@ from typing import AsyncIterator, Awaitable, Callable, Sequence
 
 from referee.manifest import BotManifest
 
+from .deadlines import GIVEN_CAP
 from .launcher import BotProcess, ExitInfo
 from .match import Match, MatchConfig, Seat
 from .replay import bot_log_path
@@ -72,6 +73,7 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
                     log_path = bot_log_path(log_dir, match.match_id, seat.index, bot.name) if log_dir else None
                     home = root / f"seat{seat.index}"
                     home.mkdir(mode=0o700)
+                    match.launching(seat)
                     process = await launch_bot(bot, home, seat.token, address, socket_dir, hidden, log_path,
                                                bot_seed, config.time_control.connect_ms)
                     processes.append(process)
@@ -80,7 +82,7 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
                     watchers.append(loop.create_task(_watch(match, seat, process)))
                     if process.stdio:
                         watchers.append(loop.create_task(serve_stdio_seat(
-                            referee.arena, match, seat, process, config.time_control.connect_ms / 1000)))
+                            referee.arena, match, seat, process, hello_allowance_s(config))))
                 await match.finished.wait()
         finally:
             for watcher in watchers:
@@ -101,8 +103,9 @@ async def launch_bot(bot: BotManifest, home: Path, token: str, address: str, soc
     settings = {"SPITE_BOT_SEED": str(bot_seed), "HOME": str(home)}
     if not stdio:
         settings["SPITE_ADDRESS"] = address
-        # the one connect allowance: the match's time control, for the SDK's wait too
-        settings["SPITE_CONNECT_TIMEOUT"] = f"{connect_ms / 1000:g}"
+        # the SDK's patience: as long as the match may wait for the bot (Match._wait_for_seats
+        # adds the time a starved start-up was not given, up to GIVEN_CAP times connect_ms)
+        settings["SPITE_CONNECT_TIMEOUT"] = f"{GIVEN_CAP * connect_ms / 1000:g}"
     hints = runtime_hints(bot.language, bot.limits or default_limits(bot.language))
     env = BotProcess.clean_env({**hints, **bot.env, **settings})  # the token goes in a pipe
     isolation = Isolation(home=home, socket_dir=None if stdio else socket_dir, hidden=tuple(hidden))
@@ -111,6 +114,13 @@ async def launch_bot(bot: BotManifest, home: Path, token: str, address: str, soc
                          stdio_format=bot.stdio_format)
     await process.start()
     return process
+
+
+def hello_allowance_s(config: MatchConfig) -> float:
+    """How long a launched stdio bot's pipe waits for its Hello: as long as the match may wait
+    for the bot to connect (``Match._wait_for_seats`` judges the connect time, adding the time a
+    starved start-up was not given, up to ``GIVEN_CAP`` times ``connect_ms``)."""
+    return GIVEN_CAP * config.time_control.connect_ms / 1000
 
 
 def close_to_others(paths: Sequence[Path]) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,8 @@ from spite.v1 import referee_pb2 as rpb
 from . import limits, reports
 from . import replay as replay_file
 from .status import MatchState, SeatStatus
-from .deadlines import LAG_LIMIT_MS, LAG_PROBE_S, LagMonitor, ProcessControl, RefereeLag, Thinking, TimeControl
+from .deadlines import (GIVEN_CAP, GIVEN_PROBE_S, GIVEN_SLACK_MS, LAG_LIMIT_MS, LAG_PROBE_S, GivenTime, LagMonitor,
+                        ProcessControl, RefereeLag, Thinking, TimeControl)
 from .reports import GameResult, SeatReport
 from .seats import (MAX_INBOX, PROCESS_EXIT_WAIT_S, Closed, Garbled, Seat, SeatChannel, SeatRoster, describe_exit,
                     _cut)
@@ -316,11 +318,33 @@ class Match(SeatRoster):
         action: rpb.Action | None = None
         fault: tuple[Fault, str] | None = None
         stale = 0
+        # what the machine gave the bot (GivenTime): a baseline once the decision has been open
+        # a while; at the deadline, the time it was kept off the CPU since then is added to it
+        window_end, cap = deadline, started + GIVEN_CAP * (deadline - started)
+        given: GivenTime | None = None
+        probe_at = started + min(GIVEN_PROBE_S, (deadline - started) / 4) if seat.process is not None else math.inf
+        owed_ms = late_ms = 0.0
         while action is None and fault is None:
             if seat.gone is not None:
                 break
-            item = await seat.next_item(deadline)
+            item = await seat.next_item(min(deadline, probe_at))
             if item is None:
+                now = time.monotonic()
+                if now < min(deadline, probe_at):
+                    continue
+                if now < deadline and seat.process is not None:  # open a while: the baseline
+                    probe_at = math.inf
+                    given = GivenTime(seat.process, now, opened=started)
+                    given = given if given.measurable else None
+                    continue
+                # owed: the time the bot was kept off the CPU, or the referee's own loop was
+                # stalled (an answer may be waiting unread), less the time already added
+                late_ms += (now - deadline) * 1000  # the timer's own lateness: a stall too
+                not_given_s = given.not_given_s(now) if given is not None else 0.0
+                owed_ms = max(not_given_s * 1000, self.lag.since(lag_mark), late_ms) - (deadline - window_end) * 1000
+                if owed_ms > GIVEN_SLACK_MS and now < cap:
+                    deadline = min(cap, now + owed_ms / 1000)
+                    continue
                 break
             if isinstance(item, Closed):
                 seat.gone = await self._explain(seat, item)
@@ -344,24 +368,31 @@ class Match(SeatRoster):
                 action = item.action
         ended = time.monotonic()
         elapsed_ms = (ended - started) * 1000
+        not_given_ms = given.not_given_s(ended) * 1000 if given is not None and elapsed_ms > base_ms else 0.0
         if seat.process is not None:
             seat.report.decision_cpu_us.append(int(max(0.0, seat.process.cpu_seconds() - cpu_started) * 1e6))
             if self.config.thinking is Thinking.FROZEN and seat.gone is None:
                 seat.pause()
-        bank[seat.index] = max(0, int(bank[seat.index] - max(0.0, elapsed_ms - base_ms)))
+        bank[seat.index] = max(0, int(bank[seat.index] - max(0.0, elapsed_ms - base_ms - not_given_ms)))
         seat.report.decisions += 1
         seat.report.decision_us.append(int(elapsed_ms * 1000))
         if seat.gone is not None:
             self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)
             return
         if action is None and fault is None:
-            late_ms, stalled_ms = (ended - deadline) * 1000, self.lag.since(lag_mark)
+            late_ms = (ended - deadline) * 1000
             window_ms = (deadline - started) * 1000
             limit = self.config.lag_limit_ms
-            if window_ms > 0 and (late_ms > limit or stalled_ms > max(limit, window_ms / 10)):
-                raise RefereeLag(f"the referee ran {max(late_ms, stalled_ms):.0f} ms late during seat "
+            if window_ms > 0 and late_ms > limit:  # judged late at the very end: too late to give back
+                raise RefereeLag(f"the referee ran {late_ms:.0f} ms late during seat "
                                  f"{seat.index}'s decision {decision_id} (limit {limit} ms): its timeout "
                                  f"cannot be blamed on the bot")
+            allowed_ms = (window_end - started) * 1000
+            if owed_ms > max(limit, allowed_ms / 10):
+                raise RefereeLag(f"seat {seat.index}'s bot was not given its time for decision {decision_id}: "
+                                 f"it was still owed {owed_ms:.0f} ms of its {allowed_ms:.0f} ms after "
+                                 f"{elapsed_ms:.0f} ms (kept off the CPU by other work, or the referee "
+                                 f"ran late): its timeout cannot be blamed on the bot")
             fault = (Fault.TIMEOUT, f"no answer to decision {decision_id} within {base_ms} ms "
                                     f"plus the time bank")
         if fault is None and action is not None:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .launcher import BotProcess, ExitInfo
-from .local import LocalMatch, close_to_others, connectable, launch_bot, reachable
+from .local import LocalMatch, close_to_others, connectable, hello_allowance_s, launch_bot, reachable
 from .replay import bot_log_path
 from .manifest import BotManifest
 from .match import Match, MatchConfig, Seat
@@ -208,6 +208,7 @@ class BotPool:
                       log_dir: Path | None, hidden: tuple[Path, ...], bot_seed: int) -> PooledProcess:
         self.started += 1
         number = self.started
+        match.launching(seat)
         home = self.root / f"bot{number}"
         home.mkdir(mode=0o700)
         log_path = bot_log_path(log_dir, match.match_id, seat.index, bot.name) if log_dir else None
@@ -219,7 +220,7 @@ class BotPool:
         pooled.tasks.append(loop.create_task(self._watch(pooled)))
         if process.stdio:
             pooled.tasks.append(loop.create_task(serve_stdio_seat(
-                self.referee.arena, match, seat, process, config.time_control.connect_ms / 1000)))
+                self.referee.arena, match, seat, process, hello_allowance_s(config))))
         return pooled
 
     async def _watch(self, pooled: PooledProcess) -> None:

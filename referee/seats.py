@@ -21,7 +21,8 @@ from spite.v1 import referee_pb2 as rpb
 
 from spite_engine import Ending, RuleSet
 
-from .deadlines import ProcessControl, TimeControl, WaitTimer
+from .deadlines import GIVEN_CAP, GIVEN_SLACK_MS, GivenTime, ProcessControl, RefereeLag, TimeControl, \
+    WaitTimer
 from .reports import SeatReport
 from .status import MatchState, SeatStatus
 
@@ -99,6 +100,10 @@ class Seat:
         self.loss_recorded = False
         self.process_exit: asyncio.Future[int | None] | None = None
         self.process: ProcessControl | None = None
+        self.started: GivenTime | None = None
+        self.launching = False
+        """The referee is starting this seat's bot process (:meth:`SeatRoster.launching`)."""
+        """What the machine has given the seat's process since it was started (its connect clock)."""
         self.exit_limit = ""
         self.paused = False
         self.decided_before = False
@@ -169,6 +174,9 @@ class _Timed(Protocol):
     @property
     def time_control(self) -> TimeControl: ...
 
+    @property
+    def lag_limit_ms(self) -> int: ...
+
 
 class SeatRoster:
     """A match's seats and their connections (the base of :class:`referee.match.Match`)."""
@@ -216,10 +224,18 @@ class SeatRoster:
         """The seat's bot is a process this referee launched: report its exit in reasons."""
         seat.process_exit = asyncio.get_running_loop().create_future()
 
+    def launching(self, seat: Seat) -> None:
+        """The referee is about to start the seat's bot: until it is bound, its connect time has
+        not begun (the launches before it, the sandbox's set-up are the platform's time)."""
+        seat.launching = True
+
     def bind_process(self, seat: Seat, process: ProcessControl) -> None:
         """The seat's bot is ``process``: measure its CPU per decision, and pause it between
         decisions when the match is played with ``Thinking.FROZEN``."""
         seat.process = process
+        if not seat.connected.is_set():
+            started = GivenTime(process)
+            seat.started = started if started.measurable else None
 
     def seat_exited(self, seat: Seat, returncode: int | None, limit: str = "") -> None:
         """The launcher saw the seat's process exit (after running into ``limit``, if the
@@ -243,13 +259,32 @@ class SeatRoster:
 
     async def _wait_for_seats(self) -> None:
         """Until every seat is connected (at the same moment) or lost, or the connect time is
-        over. A seat whose stream ends meanwhile is free again (:meth:`receive`)."""
+        over. A seat whose stream ends meanwhile is free again (:meth:`receive`).
+
+        A seat's bot that this referee launches is given its connect time: the time before its
+        process started (the launches before it, the sandbox's set-up) and the time its
+        process was kept off the CPU by other work are added to its deadline, up to
+        ``GIVEN_CAP`` times the connect time; a bot still owed more than the lag limit then
+        makes the match void (``RefereeLag``), never a no-show."""
         connect = self.config.time_control.connect_ms / 1000
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + connect
+        opened = time.monotonic()
+        window_end, cap = opened + connect, opened + GIVEN_CAP * connect
+        deadline = window_end
         while True:
             waiting = [s for s in self.seats if not s.connected.is_set() and s.gone is None]
-            remaining = deadline - loop.time()
+            remaining = deadline - time.monotonic()
+            if waiting and remaining <= 0:
+                owed = max(self._connect_owed(s, opened, window_end) for s in waiting)
+                if owed * 1000 > GIVEN_SLACK_MS and time.monotonic() < cap:
+                    deadline = min(cap, time.monotonic() + owed)
+                    continue
+                limit = self.config.lag_limit_ms / 1000
+                if owed > max(limit, connect / 10):
+                    late = [s.index for s in waiting if self._connect_owed(s, opened, window_end) > limit]
+                    raise RefereeLag(f"seat {late[0]}'s bot was not given its {connect:g} s to connect: it was "
+                                     f"still owed {owed:.1f} s after {time.monotonic() - opened:.1f} s (its process "
+                                     f"started late, or was kept waiting for a CPU): the no-show cannot be "
+                                     f"blamed on the bot")
             if not waiting or remaining <= 0:
                 break
             waits = [asyncio.create_task(s.connected.wait()) for s in waiting]
@@ -264,6 +299,20 @@ class SeatRoster:
                 seat.gone = Closed(Ending.NO_SHOW, why)
                 seat.report.status = SeatStatus.TIMEOUT
                 seat.report.faults.append(seat.gone.detail)
+
+    @staticmethod
+    def _connect_owed(seat: Seat, opened: float, window_end: float) -> float:
+        """Seconds of its connect time a waiting seat is still owed: a bot whose process the
+        referee is still starting, a little more time (until it runs); one whose process
+        runs, the time before it started and the time it was kept off the CPU, less the time
+        already added. A bot the referee did not launch (a remote one) is owed nothing."""
+        now = time.monotonic()
+        if seat.process is None:
+            return GIVEN_SLACK_MS / 500 if seat.launching else 0.0  # still being started: wait a little more
+        if seat.started is None:
+            return 0.0
+        not_given = max(0.0, seat.started.at - opened) + seat.started.not_given_s(now)
+        return max(0.0, not_given - max(0.0, now - window_end))
 
     def _no_contest(self) -> str:
         """Why no game can be played any more (every team has lost a seat), or ''."""

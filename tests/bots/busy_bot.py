@@ -1,16 +1,19 @@
 """A well-behaved bot with a chosen way of spending time, for the CPU-time and thinking tests.
 
-    python busy_bot.py MODE MS [--marker=TEXT]   (through the Python SDK)
+    python busy_bot.py MODE MS [--marker=TEXT] [--cpu=N]   (through the Python SDK)
 
 ``spin``: burns ``MS`` ms of CPU per decision; ``sleep``: sleeps ``MS`` ms per decision (a slow
 machine looks like this: wall time without CPU); ``think``: from its first decision on, a
 thread burns CPU all the time, on the opponent's turns too, and it answers at once; at each
 game over it writes to stderr the thread's CPU time in the waits between its answers and its
 next decisions, and the wall time of those waits. It always plays the SDK's greedy choice.
+``--cpu=N`` pins it to CPU N (the load tests put busy processes on the same CPU);
+``--start-spin=MS`` and ``--start-sleep=MS`` spend MS ms of CPU, or of sleep, before it connects.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -19,6 +22,15 @@ from spite_sdk import Bot, Move, Observation, Outcome, policies
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "spin"
 MS = float(sys.argv[2]) if len(sys.argv) > 2 else 20.0
+for _arg in sys.argv[3:]:
+    if _arg.startswith("--cpu="):
+        os.sched_setaffinity(0, {int(_arg[len("--cpu="):])})
+    elif _arg.startswith("--start-spin="):  # a slow start-up that computes (a JVM's, a big model's load)
+        _end = time.process_time() + float(_arg[len("--start-spin="):]) / 1000
+        while time.process_time() < _end:
+            pass
+    elif _arg.startswith("--start-sleep="):  # a slow start-up that waits
+        time.sleep(float(_arg[len("--start-sleep="):]) / 1000)
 
 
 def spin(seconds: float) -> None:

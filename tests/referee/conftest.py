@@ -14,10 +14,15 @@ from referee.match import MatchConfig, Policy, TimeControl
 from spite_engine import parse_rules
 from referee.manifest import BotManifest
 
+from ..load import calibrated_ms
+
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 
 # Short limits so misbehaviour is seen quickly; connect stays generous for slow process starts.
-FAST = TimeControl(decision_ms=400, bank_ms=300, connect_ms=8000)
+# Scaled by how slow this machine is when the tests start (tests/load.py), and the referee
+# gives back to a bot the time the machine kept it off the CPU (docs/rules.md): a test meant
+# to end by a memory kill, an output cap or the rules does not end by a timeout instead.
+FAST = TimeControl(decision_ms=calibrated_ms(400), bank_ms=calibrated_ms(300), connect_ms=calibrated_ms(8000))
 
 
 def hostile(mode: str) -> BotManifest:

@@ -217,12 +217,55 @@ def test_a_manifest_inside_its_folder_still_loads(tmp_path: Path) -> None:
 MODES = ("isolated", "fallback")
 
 
+_bot_python: dict[int, str] = {}
+
+
+def bot_readable_python(uid: int) -> str:
+    """An interpreter of this Python's version that ``uid`` can reach, with this environment's
+    packages: this one, or else a venv (made once, in a directory every user can read) of
+    the same version found outside the unreachable path, whose one ``.pth`` adds this
+    environment's site-packages. A pyenv under a private /root is what the organizer of a
+    real fallback machine would replace the same way."""
+    import site
+    import subprocess
+    import sys
+    import tempfile
+
+    from referee.sandbox import unreachable
+
+    if uid in _bot_python:
+        return _bot_python[uid]
+    if not unreachable(uid, [Path(sys.executable)]):
+        _bot_python[uid] = sys.executable
+        return sys.executable
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    for base in (Path("/usr/bin") / version, Path("/usr/local/bin") / version):
+        if not base.exists() or unreachable(uid, [base]):
+            continue
+        root = Path(tempfile.mkdtemp(prefix="spite-bot-python-"))
+        root.chmod(0o755)
+        made = subprocess.run([str(base), "-m", "venv", "--without-pip", str(root / "venv")], capture_output=True)
+        if made.returncode != 0:
+            continue
+        packages = next(iter((root / "venv" / "lib").glob("python*/site-packages")))
+        ours = [p for p in site.getsitepackages() if Path(p).is_dir()]
+        (packages / "spite-arena.pth").write_text(
+            "import site; " + "; ".join(f"site.addsitedir({p!r})" for p in ours) + "\n")
+        python = root / "venv" / "bin" / "python"
+        check = subprocess.run([str(python), "-c", "import grpc, spite.v1.referee_pb2"], capture_output=True)
+        if check.returncode == 0 and not unreachable(uid, [python]):
+            _bot_python[uid] = str(python)
+            return str(python)
+    return ""
+
+
 @pytest.fixture(params=MODES)
 def sandbox_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Each attack runs isolated (bubblewrap: skipped without it, a failure under CI) and in the
     fallback (``SPITE_SANDBOX=insecure``), where bots are kept apart by a uid of their own when
-    the organizer is root; a machine whose bot uids cannot reach this Python (a pyenv under a
-    private /root) cannot give the fallback that, and those runs skip saying so."""
+    the organizer is root. Bot uids cannot reach an interpreter under a private home (a
+    pyenv under /root): the fallback then runs the bots with :func:`bot_readable_python`,
+    and skips (fails under CI) only where there is none."""
     import os
     import sys
 
@@ -237,11 +280,15 @@ def sandbox_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
         return
     bounds = uid_range()
     if bounds is None:
-        pytest.skip("the fallback keeps bots apart only with a uid each, which needs root (SPITE_BOT_UIDS)")
-    blocked = unreachable(bounds[0], [Path(sys.executable), BOTS])
-    if blocked:
-        pytest.skip(f"the fallback cannot give bots uids of their own here: uid {bounds[0]} cannot reach {blocked} "
-                    f"on the way to {sys.executable} (bubblewrap can)")
+        unavailable("the fallback keeps bots apart only with a uid each, which needs root (SPITE_BOT_UIDS)")
+    assert bounds is not None
+    python = bot_readable_python(bounds[0])
+    blocked = unreachable(bounds[0], [Path(python or sys.executable), BOTS])
+    if blocked or not python:
+        unavailable(f"the fallback cannot give bots uids of their own here: uid {bounds[0]} cannot reach "
+                    f"{blocked or sys.executable}, and no {sys.version_info.major}.{sys.version_info.minor} "
+                    f"interpreter it can reach was found")
+    monkeypatch.setattr(sys, "executable", python)  # the bots' (and their supervisor's) interpreter
     monkeypatch.setenv("SPITE_SANDBOX", "insecure")
     detect.cache_clear()
     try:

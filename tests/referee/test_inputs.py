@@ -19,6 +19,8 @@ from referee.server import ADMIN_METADATA, RunningReferee, start_referee
 from referee.stdio import decode
 from spite_engine import parse_rules
 
+from ..load import until
+
 ADMIN = "admin-token-for-input-tests"
 ADMIN_MD = ((ADMIN_METADATA, ADMIN),)
 Stub = referee_pb2_grpc.RefereeStub
@@ -171,14 +173,10 @@ def test_a_bot_that_dies_while_waiting_frees_its_seat_and_may_reconnect() -> Non
         await first.write(hello(token))
         assert (await first.read()).WhichOneof("body") == "welcome"
         first.cancel()  # the bot dies
-        for _ in range(100):
-            if not match.seats[0].connected.is_set():
-                break
-            await asyncio.sleep(0.02)
-        assert not match.seats[0].connected.is_set(), "the dead stream was not noticed"
+        await until(lambda: not match.seats[0].connected.is_set(), "the dead stream to be noticed")
         assert match.state_name == "waiting"
         seat0 = asyncio.create_task(play_seat(stub, token))
-        await asyncio.sleep(0.2)
+        await until(lambda: match.seats[0].connected.is_set(), "seat 0's bot to connect again")
         seat1 = asyncio.create_task(play_seat(stub, match.seats[1].token))
         reasons = await asyncio.wait_for(asyncio.gather(seat0, seat1), 30)
         return reasons[0], match

@@ -18,6 +18,8 @@ from referee.match import MatchConfig, Policy, TimeControl
 from spite_engine import parse_rules
 from referee.server import ADMIN_METADATA, RunningReferee, start_referee
 
+from ..load import until
+
 ADMIN = "test-admin-token"
 
 
@@ -164,7 +166,7 @@ def test_spectators_see_only_public_information() -> None:
                 seen.append(message)
 
         watcher = asyncio.create_task(watch())
-        await asyncio.sleep(0.1)
+        await until(lambda: match.spectators, "the spectator to subscribe")
         await asyncio.gather(*(bot(stub, s.token) for s in match.seats))
         await asyncio.wait_for(watcher, 10)
         return seen

@@ -32,6 +32,7 @@ from referee.server import start_referee
 from spite_cli import doctor
 from referee.manifest import BotManifest, ManifestError, load_manifest
 
+from ..load import frozen, until
 from .conftest import BOTS, FAST, good, run_match
 
 
@@ -221,7 +222,7 @@ def test_pause_freezes_the_whole_bot_and_cpu_counts_every_process(tmp_path: Path
         try:
             ran = await until_used(process, 0.0, 0.5)
             process.pause()
-            await asyncio.sleep(0.5)  # a freezer (or SIGSTOP) needs a moment to catch every thread
+            await until(lambda: frozen(process._members()), "the freezer (or SIGSTOP) to catch every thread")
             paused_at = process.cpu_seconds()
             await asyncio.sleep(2.0)
             while_paused = process.cpu_seconds() - paused_at
@@ -446,14 +447,14 @@ def test_cgroup_v2_alone_counts_freezes_and_kills_the_whole_bot(tmp_path: Path, 
                 await asyncio.sleep(0.05)
             assert bot.cpu_seconds() >= 0.3, "the setsid spinner's CPU time is the bot's"
             bot.pause()
-            await asyncio.sleep(0.5)  # the freezer needs a moment to catch every thread
-            frozen = bot.cpu_seconds()
+            await until(lambda: frozen(bot._members()), "the freezer to catch every thread")
+            frozen_at = bot.cpu_seconds()
             await asyncio.sleep(2.0)  # a thawed spinner would use up to 2 s here
-            assert bot.cpu_seconds() - frozen < 0.02, "frozen: no CPU time"
+            assert bot.cpu_seconds() - frozen_at < 0.02, "frozen: no CPU time"
             bot.resume()
-            while bot.cpu_seconds() - frozen < 0.05 and time.monotonic() < deadline + 20:
+            while bot.cpu_seconds() - frozen_at < 0.05 and time.monotonic() < deadline + 20:
                 await asyncio.sleep(0.05)
-            assert bot.cpu_seconds() - frozen >= 0.05, "thawed: the spinner runs again"
+            assert bot.cpu_seconds() - frozen_at >= 0.05, "thawed: the spinner runs again"
             bot.cgroup.kill_all()
             assert bot.cgroup.pids() == [], "cgroup.kill ended every process at once"
         finally:

@@ -20,6 +20,8 @@ from referee.match import Match, MatchConfig, Policy, TimeControl
 from spite_engine import Ending, parse_rules
 from referee.server import ADMIN_METADATA, RunningReferee, start_referee
 
+from ..load import until
+
 ADMIN = "admin-token-for-tests"
 Stub = referee_pb2_grpc.RefereeStub
 
@@ -99,7 +101,8 @@ def test_a_finished_matchs_token_is_refused_like_a_made_up_one() -> None:
         match = new_match(referee)
         await asyncio.gather(*(play_seat(stub, seat.token) for seat in match.seats))
         await asyncio.wait_for(match.finished.wait(), 10)
-        await asyncio.sleep(0.05)  # let the arena retire the tokens
+        await until(lambda: all(referee.arena.find_seat(s.token) is None for s in match.seats),
+                    "the arena to retire the finished match's tokens")
         return [await refusal(stub, token) for token in
                 (match.seats[0].token, match.seats[1].token, "made-up-" + "x" * 35, "")]
 

@@ -123,10 +123,17 @@ def browser() -> Iterator[object]:
         launched.close()
 
 
+PAGE_WAIT_MS = 180_000
+"""How long any wait for a page (a selector, a function, a navigation) may take."""
+
+
 @pytest.fixture
 def page(browser: object, request: pytest.FixtureRequest) -> Iterator[object]:
     context = browser.new_context(viewport={"width": 1360, "height": 900})  # type: ignore[attr-defined]
     opened = context.new_page()
+    # every wait for the page waits for a condition; this is its cap, not a speed check
+    # (the suite beside 8 busy processes makes pages slow, never wrong)
+    opened.set_default_timeout(PAGE_WAIT_MS)  # type: ignore[attr-defined]
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
     opened.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)

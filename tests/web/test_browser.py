@@ -246,7 +246,7 @@ def test_the_leaderboard_updates_while_its_tournament_runs(league: League, page:
         with sqlite3.connect(db) as writer:
             writer.execute("UPDATE matches SET status = 'done' WHERE id = ?", (last,))
             writer.execute("UPDATE tournaments SET status = 'finished'")
-        page.wait_for_function("document.getElementById('done').textContent === '6'", timeout=15000)
+        page.wait_for_function("document.getElementById('done').textContent === '6'")
         assert page.locator("#status").inner_text() == "finished"
         assert page.evaluate("window.notReloaded") is True
         assert played(page) == 2 * 6

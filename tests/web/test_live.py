@@ -33,6 +33,7 @@ from spite_wire import event_from_proto, rules_from_proto
 from spite_web.replay_view import frame
 from tests.rules.support import MAX_SEED, POLICIES, SPECS
 
+from ..load import calibrated_ms
 from .conftest import League, screenshot, serve
 
 ADMIN = "web-test-admin"
@@ -62,6 +63,11 @@ def test_the_spectators_table_is_the_engines_public_view(spec: str, seed: int, m
 
 # -- a real referee, real spectating through spite web --------------------------------------
 
+WAIT_MS = 180_000
+"""How long a wait for the page or the match may take: not a speed check, only so a page that
+never gets there fails the test (the suite beside 8 busy processes makes them slow)."""
+
+
 class Referee:
     """A referee on port 0 with its own event loop in a thread, and raw bots to play on it."""
 
@@ -77,7 +83,8 @@ class Referee:
     def new_match(self) -> Any:
         async def create() -> Any:
             return self.running.arena.create(MatchConfig(parse_rules("standard"), ["alpha", "beta"],
-                                                         TimeControl(1000, 1000, 20000), 1, 5, Policy.FORFEIT))
+                                                         TimeControl(calibrated_ms(1000), calibrated_ms(1000),
+                                                                     calibrated_ms(20000)), 1, 5, Policy.FORFEIT))
         return self.call(create())
 
     def play(self, match: Any, pause_s: float = 0.0) -> Any:
@@ -145,7 +152,7 @@ def test_live_spectating_streams_the_public_table_only(league: League, referee: 
                     messages.append(json.loads(line[6:]))
                     if messages[-1]["type"] == "match_over":
                         break
-        playing.result(30)
+        playing.result(WAIT_MS / 1000)
     kinds = [m["type"] for m in messages]
     assert kinds[0] == "match" and kinds[1] == "game_start" and kinds[-1] == "match_over" and "step" in kinds
     assert messages[0]["seats"] == ["alpha", "beta"]
@@ -161,14 +168,14 @@ def test_the_live_page_follows_a_running_match(league: League, referee: Referee,
     match = referee.new_match()
     with serve(create_app(league.db, referee=referee.running.address, admin_token=ADMIN)) as url:
         page.goto(f"{url}/live/{match.match_id}")
-        page.wait_for_function("document.getElementById('v-live').textContent.includes('live')")
+        page.wait_for_function("document.getElementById('v-live').textContent.includes('live')", timeout=WAIT_MS)
         playing = referee.play(match, pause_s=0.02)
-        page.wait_for_function("Number(document.getElementById('viewer').dataset.moves || 0) >= 30", timeout=30000)
+        page.wait_for_function("Number(document.getElementById('viewer').dataset.moves || 0) >= 30", timeout=WAIT_MS)
         shown = page.locator("#v-table section.seat").count()
         assert shown == 2 and page.locator("#v-table .hand .card:not(.back)").count() == 0
         assert page.locator("#v-table .hand[data-cards]").count() == 0
         screenshot(page, "live")
-        playing.result(60)
-        page.wait_for_function("document.getElementById('v-live').textContent.includes('match over')", timeout=30000)
+        playing.result(WAIT_MS / 1000)
+        page.wait_for_function("document.getElementById('v-live').textContent.includes('match over')", timeout=WAIT_MS)
         assert "hidden-debug" not in page.content()
         assert page.locator("#v-outcome .reason").inner_text()
