@@ -12,6 +12,11 @@
    ``--rounds`` rounds of duplicate deals (6 matches of one game per round), warm bots as the
    tournament file's default: games per second from its start to its end.
 
+3. **Placement**: on the same running ladder, an entrant uploads a copy of ``greedy`` with
+   ``spite submit`` (the checks run in the sandbox); from the moment ``spite submit`` has the
+   checks' verdict to the upload's ``--placement-games``-th rated game (the issue's aim: 20
+   games in under 30 s). Needs bubblewrap (``spite serve`` refuses uploads without it).
+
 Both run here one after the other, so the ratio compares the two stacks on one machine at
 one load (the load average is printed beside each). Nothing here is a pass/fail threshold.
 """
@@ -52,14 +57,45 @@ def finished(db: Path) -> int:
         return 0
 
 
-def ladder(work: Path, seconds: float, parallel: int) -> dict[str, Any]:
+def place(work: Path, competition: Path, data: Path, db: Path, web: str, games: int) -> dict[str, Any]:
+    """Upload a copy of greedy and time it from the checks' verdict to its ``games``-th rated game."""
+    added = subprocess.run([*SPITE, "arena", "add-entrant", "newcomer", "--data", str(data), "--json"], cwd=work,
+                           capture_output=True, text=True)
+    if added.returncode != 0:
+        return {"error": added.stderr.strip()[-200:]}
+    folder = work / "newcomer-bot"
+    folder.mkdir()
+    (folder / "bot.py").write_text((ROOT / "sample_bots" / "greedy" / "bot.py").read_text())
+    (folder / "bot.toml").write_text((ROOT / "sample_bots" / "greedy" / "bot.toml").read_text()
+                                     .replace('name = "greedy"', 'name = "newcomer"'))
+    submitted = time.monotonic()
+    done = subprocess.run([*SPITE, "submit", str(folder), "--server", f"http://{web}", "--json"], cwd=work,
+                          capture_output=True, text=True, env={**os.environ, "SPITE_BOT_KEY": json.loads(added.stdout)["key"]})
+    checked = time.monotonic()
+    if done.returncode != 0:
+        return {"error": f"spite submit exited {done.returncode}: {done.stderr.strip()[-200:]}"}
+    deadline = checked + 600
+    played = 0
+    while time.monotonic() < deadline:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as connection:
+            row = connection.execute("SELECT games FROM versions WHERE bot = 'newcomer'").fetchone()
+        played = int(row[0]) if row else 0
+        if played >= games:
+            break
+        time.sleep(0.2)
+    return {"games": played, "checks_s": round(checked - submitted, 1),
+            "placement_s": round(time.monotonic() - checked, 1) if played >= games else None}
+
+
+def ladder(work: Path, seconds: float, parallel: int, placement_games: int) -> dict[str, Any]:
     competition = work / "ladder.toml"
     competition.write_text(f'name = "bench"\nrules = "standard"\nhouse_bots = {json.dumps(BOTS)}\n'
                            f'parallel = {parallel}\nduplicate = true\npolicy = "substitute"\n' + TIME_CONTROL
                            + "[limits]\nrequests_per_minute = 10000\n")
     data = work / "arena-data"
+    web = f"127.0.0.1:{free_port()}"
     process = subprocess.Popen([*SPITE, "serve", str(competition), "--data", str(data), "--web",
-                                f"127.0.0.1:{free_port()}", "--grpc", f"127.0.0.1:{free_port()}"], cwd=work,
+                                web, "--grpc", f"127.0.0.1:{free_port()}"], cwd=work,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         assert process.stdout is not None
@@ -77,6 +113,7 @@ def ladder(work: Path, seconds: float, parallel: int) -> dict[str, Any]:
             time.sleep(0.5)
         games = finished(db) - first
         elapsed = time.monotonic() - start
+        placement = place(work, competition, data, db, web, placement_games) if placement_games else None
     finally:
         os.killpg(process.pid, signal.SIGINT)
         try:
@@ -85,7 +122,7 @@ def ladder(work: Path, seconds: float, parallel: int) -> dict[str, Any]:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
     return {"games": games, "seconds": round(elapsed, 1), "games_per_s": round(games / elapsed, 3),
-            "load": round((load + os.getloadavg()[0]) / 2, 1)}
+            "load": round((load + os.getloadavg()[0]) / 2, 1), "placement": placement}
 
 
 def league(work: Path, rounds: int, parallel: int) -> dict[str, Any]:
@@ -109,12 +146,14 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60.0, help="how long to count the ladder's games")
     parser.add_argument("--rounds", type=int, default=10, help="the league's rounds (6 games each)")
     parser.add_argument("--parallel", type=int, default=2)
+    parser.add_argument("--placement-games", type=int, default=20,
+                        help="time an upload to this many rated games (0: no upload)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ladder-speed-") as scratch:
         work = Path(scratch)
         print("ladder_speed: the ladder (spite serve) ...", file=sys.stderr)
-        served = ladder(work, args.seconds, args.parallel)
+        served = ladder(work, args.seconds, args.parallel, args.placement_games)
         print("ladder_speed: the league (spite tournament) ...", file=sys.stderr)
         played = league(work, args.rounds, args.parallel)
     report = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cores": os.cpu_count(),
@@ -128,6 +167,13 @@ def main() -> int:
         row = report[name]
         print(f"{name:8} {row['games']:>6} {row['seconds']:>8} {row['games_per_s']:>8} {row['load']:>5}")
     print(f"ladder / league: {report['ratio']}")
+    placement = served.get("placement")
+    if placement:
+        if placement.get("error"):
+            print(f"placement: {placement['error']}")
+        else:
+            print(f"placement: checks {placement['checks_s']} s, then {placement['games']} rated games in "
+                  f"{placement['placement_s']} s")
     return 0
 
 
