@@ -148,7 +148,8 @@ class Ladder:
         await self.backend.start()
         self.health = [SlotHealth(slot) for slot in range(self.backend.slots)]
         try:
-            await asyncio.gather(*(self._slot(slot) for slot in range(self.backend.slots)))
+            watch = [self.lobby.watch(self.stopping)] if self.lobby is not None else []
+            await asyncio.gather(*(self._slot(slot) for slot in range(self.backend.slots)), *watch)
         finally:
             await self.backend.stop()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import sqlite3
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
@@ -33,6 +34,8 @@ JOINS_PER_MINUTE = 12
 """Joins per key (known or not) in any sliding minute: the SDKs' reconnect backoff stays far
 below it; 300 joins in 16 s do not."""
 NEW_VERSIONS_PER_HOUR = 6
+SWEEP_S = 1.0
+"""How often the lobby checks its joined streams against the store (rotated keys, CLI disables)."""
 """New remote versions (new version strings) per entrant per hour, as many as uploads checked."""
 
 
@@ -72,6 +75,10 @@ class RemoteBot:
     entrant: str
     version_id: int
     capacity: int
+    key_hash: str = ""
+    """The hash of the key it joined with: a rotated key ends the stream (:meth:`Lobby.sweep`)."""
+    asked: int = 0
+    """The capacity it asked for (``capacity`` is what it was granted)."""
     in_flight: int = 0
     assignments: asyncio.Queue[arena_pb2.Assignment | JoinRefused] = field(default_factory=asyncio.Queue)
 
@@ -150,13 +157,53 @@ class Lobby:
         version = self.store.version(version_id)
         if version is not None and version.status != "active":
             raise JoinRefused(grpc.StatusCode.FAILED_PRECONDITION, refusal(version.title, version.reason))
-        bot = RemoteBot(entrant.name, version_id, min(capacity, room))
+        bot = RemoteBot(entrant.name, version_id, min(capacity, room), hash_key(key), capacity)
         self.bots[version_id].append(bot)
         return bot
 
     def leave(self, bot: RemoteBot) -> None:
         if bot in self.bots[bot.version_id]:
             self.bots[bot.version_id].remove(bot)
+
+    def sweep(self) -> int:
+        """End the streams the store no longer admits: joined with a key since rotated (or an
+        entrant banned), or of a version the organizer disabled from the CLI (another process:
+        the store is the only channel). Returns how many streams it ended."""
+        if not any(self.bots.values()):
+            return 0
+        keys = self.store.key_hashes()
+        ended = 0
+        for version_id, bots in list(self.bots.items()):
+            version = self.store.version(version_id)
+            if version is not None and version.status != "active":
+                ended += len(bots)
+                reason = version.reason if version.status == "disabled" else "retired: a newer version replaced it"
+                self.bench(version_id, version.title, reason)
+                continue
+            for bot in list(bots):
+                if keys.get(bot.entrant) != bot.key_hash:
+                    bots.remove(bot)
+                    ended += 1
+                    bot.assignments.put_nowait(JoinRefused(
+                        grpc.StatusCode.UNAUTHENTICATED,
+                        f"the key of entrant {bot.entrant} was replaced (spite arena rotate-key) or withdrawn; "
+                        f"join again with the new key from the organizer"))
+        return ended
+
+    async def watch(self, stopping: asyncio.Event, every_s: float = SWEEP_S) -> None:
+        """Sweep (:meth:`sweep`) every ``every_s`` until ``stopping`` is set."""
+        while not stopping.is_set():
+            try:
+                ended = self.sweep()
+            except sqlite3.Error as error:  # a busy store: the next sweep tries again
+                log.warning("lobby sweep: %s", error)
+                ended = 0
+            if ended:
+                log.info("lobby: ended %d stream(s) the store no longer admits", ended)
+            try:
+                await asyncio.wait_for(stopping.wait(), every_s)
+            except (asyncio.TimeoutError, TimeoutError):
+                pass
 
     def bench(self, version_id: int, title: str, reason: str) -> None:
         """End every joined stream of a version taken off the ladder, telling it why."""
@@ -166,7 +213,7 @@ class Lobby:
 
 def refusal(title: str, reason: str) -> str:
     """Why a version's Join is refused, and what to do."""
-    if reason.startswith("benched:"):
+    if reason.startswith(("benched:", "retired:")):
         return f"{title} is off the ladder ({reason}); fix the bot and join with a new version string"
     return f"{title} is off the ladder (disabled by the organizer: {reason or 'no reason given'}); ask the organizer"
 

@@ -307,6 +307,11 @@ class ArenaStore:
                 found = Entrant(row["id"], row["name"])
         return found
 
+    def key_hashes(self) -> dict[str, str]:
+        """Each entrant's current key hash, by name (the house has none)."""
+        return {r["name"]: r["key_hash"] for r in
+                self.db.execute("SELECT name, key_hash FROM entrants WHERE key_hash IS NOT NULL")}
+
     def entrant(self, name: str) -> Entrant | None:
         row = self.db.execute("SELECT id, name FROM entrants WHERE name = ?", (name,)).fetchone()
         return None if row is None else Entrant(row["id"], row["name"])
