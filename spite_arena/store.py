@@ -512,8 +512,20 @@ class ArenaStore:
                             (now(), game_id, "retried" if retry else "platform", error[:2000]))
 
     def rerun_void(self) -> int:
+        """Void games back to pending, to be played again; a game with a remote seat gets a
+        fresh deal (its bot may have seen the old deal's start before the game was cut off).
+        Games of a version no longer active stay void (nobody would play them)."""
         with self.transaction():
-            return self.db.execute("UPDATE games SET status = 'pending', attempts = 0 WHERE status = 'void'").rowcount
+            rows = self.db.execute(
+                "SELECT g.id, MAX(v.kind = 'remote') AS remote FROM games g, json_each(g.versions) j "
+                "JOIN versions v ON v.id = j.value WHERE g.status = 'void' GROUP BY g.id "
+                "HAVING MIN(v.status = 'active') = 1").fetchall()
+            for row in rows:
+                if row["remote"]:
+                    self.db.execute("UPDATE games SET seed = ?, bot_seed = ? WHERE id = ?",
+                                    (str(secrets.randbits(64)), str(secrets.randbits(63)), row["id"]))
+                self.db.execute("UPDATE games SET status = 'pending', attempts = 0 WHERE id = ?", (row["id"],))
+            return len(rows)
 
     def add_incident(self, kind: str, detail: str, game_id: int | None = None) -> None:
         with self.transaction():

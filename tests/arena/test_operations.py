@@ -96,3 +96,35 @@ def test_a_remote_bot_stops_when_its_key_is_rotated(tmp_path: Path) -> None:
         assert bot.returncode == 1
         assert bot.stderr is not None
         assert "was replaced" in bot.stderr.read()
+
+
+# -- 24.9: rerun-void deals a remote game afresh -----------------------------------------
+
+def test_rerun_void_gives_a_remote_game_a_fresh_deal(tmp_path: Path) -> None:
+    """24.9: today ``rerun_void()`` resets ``attempts`` and the game keeps its seed, so the
+    ladder (which reseeds only a retried remote game) replays a deal a remote bot may have
+    seen. Now a remote game gets fresh seeds; a house-only game (a duplicate half) keeps its
+    deal; a game of a version no longer active stays void."""
+    params = RatingParams()
+    with ArenaStore(tmp_path) as store:
+        greedy = store.ensure_house_bot("greedy", "1", "greedy", params)
+        naive = store.ensure_house_bot("naive", "1", "naive", params)
+        entrant = store.entrant_for_key(store.add_entrant("rem"))
+        assert entrant is not None
+        remote = store.remote_version(entrant.id, "bot", "1", params)
+        remote_game = store.add_game((greedy, remote), 11, 12)
+        house_game = store.add_game((greedy, naive), 21, 22)
+        for game in (remote_game, house_game):
+            store.take_game(game, "slot0")
+            store.void_game(game, "cut off", retry=False)
+        assert store.rerun_void() == 2
+        again, house = store.game(remote_game), store.game(house_game)
+        assert again is not None and house is not None
+        assert again.status == "pending" and again.attempts == 0 and (again.seed, again.bot_seed) != (11, 12)
+        assert house.status == "pending" and (house.seed, house.bot_seed) == (21, 22)
+
+        store.take_game(remote_game, "slot0")
+        store.void_game(remote_game, "cut off", retry=False)
+        store.set_version_status(remote, "disabled", "gone")
+        assert store.rerun_void() == 0
+        assert store.game(remote_game).status == "void"  # type: ignore[union-attr]
