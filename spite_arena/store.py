@@ -94,7 +94,7 @@ CREATE TABLE IF NOT EXISTS incidents (
     id INTEGER PRIMARY KEY,
     at TEXT NOT NULL,
     game_id INTEGER,
-    kind TEXT NOT NULL,              -- 'retried', 'crash', 'timeout', 'platform', 'refused', 'benched'
+    kind TEXT NOT NULL,              -- 'retried', 'crash', 'timeout', 'platform', 'refused', 'benched', 'dropped'
     detail TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS builds (
@@ -503,13 +503,14 @@ class ArenaStore:
                 lost += 1
         return lost, len(rows)
 
-    def void_game(self, game_id: int, error: str, *, retry: bool) -> None:
-        """A game the platform could not play: back to pending (retry) or void, with an incident."""
+    def void_game(self, game_id: int, error: str, *, retry: bool, kind: str | None = None) -> None:
+        """A game the platform could not play: back to pending (retry) or void, with an incident
+        (``kind``: its kind, default ``retried`` or ``platform``)."""
         with self.transaction():
             self.db.execute("UPDATE games SET status = ?, error = ? WHERE id = ? AND status != 'done'",
                             ("pending" if retry else "void", error[:2000], game_id))
             self.db.execute("INSERT INTO incidents (at, game_id, kind, detail) VALUES (?, ?, ?, ?)",
-                            (now(), game_id, "retried" if retry else "platform", error[:2000]))
+                            (now(), game_id, kind or ("retried" if retry else "platform"), error[:2000]))
 
     def rerun_void(self) -> int:
         """Void games back to pending, to be played again; a game with a remote seat gets a

@@ -128,3 +128,43 @@ def test_rerun_void_gives_a_remote_game_a_fresh_deal(tmp_path: Path) -> None:
         store.set_version_status(remote, "disabled", "gone")
         assert store.rerun_void() == 0
         assert store.game(remote_game).status == "void"  # type: ignore[union-attr]
+
+
+# -- 24.10: a pending game of a version that left the ladder is resolved ------------------
+
+def ladder_over(tmp_path: Path, store: ArenaStore, extra: str = "") -> Any:
+    """A :class:`spite_arena.ladder.Ladder` over ``store`` (not started: no workers run)."""
+    from spite_arena.config import load_competition
+    from spite_arena.ladder import Ladder
+    from tournaments.backends import LocalBackend
+
+    file = tmp_path / "competition.toml"
+    file.write_text('name = "ops"\nhouse_bots = ["greedy", "naive", "random"]\nparallel = 2\n' + extra)
+    return Ladder(load_competition(file), store, LocalBackend(2), tmp_path)
+
+
+def test_a_pending_game_of_a_retired_version_is_voided_with_the_reason(tmp_path: Path) -> None:
+    """24.10: the second half of a duplicate deal whose bot was retired (a new upload) or
+    disabled stayed ``pending`` forever, in every count. Now the ladder voids it with the
+    reason (an incident ``dropped``), and ``rerun-void`` does not bring it back."""
+    params = RatingParams()
+    with ArenaStore(tmp_path / "data") as store:
+        greedy = store.ensure_house_bot("greedy", "1", "greedy", params)
+        naive = store.ensure_house_bot("naive", "1", "naive", params)
+        store.ensure_house_bot("random", "1", "random", params)
+        second_half = store.add_game((naive, greedy), 5, 6)
+        other_half = store.add_game((greedy, naive), 7, 8)
+        ladder = ladder_over(tmp_path, store)
+        try:
+            store.set_version_status(naive, "retired")
+            game = ladder.next_game()
+            assert game is not None and naive not in game.versions  # a fresh pairing instead
+            for gid in (second_half, other_half):
+                dropped = store.game(gid)
+                assert dropped is not None and dropped.status == "void"
+                assert dropped.error is not None and "house/naive v1 was retired" in dropped.error
+            assert {i["kind"] for i in store.incidents()} == {"dropped"}
+            assert store.rerun_void() == 0
+            assert all(naive not in g.versions for g in store.pending_games())
+        finally:
+            ladder.backend._scratch.cleanup()
