@@ -1,9 +1,9 @@
 """The finals: the ladder's top versions, frozen, in a tournament of duplicate deals.
 
 ``spite arena finals COMPETITION --data DIR`` pauses the ladder, takes the ``[finals] top``
-best active versions (by mu - 3 sigma) that run as fresh processes here (house bots and
-uploads: a remote bot could remember the first half of a duplicate deal, so remote
-versions are left out and named), copies each one's files (frozen: a later upload changes
+best active versions (by mu - 3 sigma) among those that run as fresh processes here (house
+bots and uploads: a remote bot could remember the first half of a duplicate deal, so remote
+versions are not eligible, and those ranked above the last finalist are named), copies each one's files (frozen: a later upload changes
 nothing) under a unique name, and writes a tournament file (:mod:`tournaments.config`):
 round robin of duplicate deals, ``stop = separated`` with the finals' confidence and
 ``rounds`` as the cap, ``tau = 0``, and a **committed seed** whose commitment is printed
@@ -41,7 +41,7 @@ class FinalsPlan:
     commitment: str
     finalists: tuple[Version, ...]
     left_out: tuple[Version, ...]
-    """Remote versions that ranked among the top but cannot play duplicate deals."""
+    """Remote versions ranked above the last finalist: they cannot play duplicate deals."""
 
 
 def finalist_name(version: Version) -> str:
@@ -113,11 +113,14 @@ def toml_document(data: dict[str, Any], comment: str) -> str:
 def prepare_finals(store: ArenaStore, competition: Competition, data: Path) -> FinalsPlan:
     """Freeze the finalists and write the finals' tournament file (nothing is played yet)."""
     ranked = sorted(store.versions(statuses=("active",)), key=lambda v: (-v.conservative, -v.mu, v.id))
-    top = ranked[:competition.finals.top]
-    finalists = tuple(v for v in top if v.kind != "remote")
+    eligible = [v for v in ranked if v.kind != "remote"]
+    finalists = tuple(eligible[:competition.finals.top])
     if len(finalists) < 2:
-        raise FinalsError(f"the finals need two versions that run here among the top {competition.finals.top}; "
-                          f"found {len(finalists)}")
+        raise FinalsError(f"the finals need two active versions that run here (house bots or uploads); found "
+                          f"{len(finalists)}: upload bots or add house bots, then run the finals again")
+    # Named: the remote versions ranked above the last finalist, who would have played.
+    last = ranked.index(finalists[-1])
+    left_out = tuple(v for v in ranked[:last] if v.kind == "remote")
     data = data.resolve()  # the tournament file resolves its paths against its own folder
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     directory = data / "finals" / stamp
@@ -158,5 +161,4 @@ def prepare_finals(store: ArenaStore, competition: Competition, data: Path) -> F
         "tau = 0.0", f"draw_probability = {rating.draw_probability}",
         "", "[stop]", 'rule = "separated"', f"confidence = {finals.confidence}", f"max_rounds = {finals.rounds}",
         ""]))
-    left_out = tuple(v for v in top if v.kind == "remote")
     return FinalsPlan(file, data / "finals.db", commitment, finalists, left_out)

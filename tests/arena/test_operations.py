@@ -168,3 +168,32 @@ def test_a_pending_game_of_a_retired_version_is_voided_with_the_reason(tmp_path:
             assert all(naive not in g.versions for g in store.pending_games())
         finally:
             ladder.backend._scratch.cleanup()
+
+
+# -- 24.12: [finals] top = N takes N eligible versions ------------------------------------
+
+def test_the_finals_take_the_top_n_eligible_versions(tmp_path: Path) -> None:
+    """24.12: a remote version at #4 of ``top = 4`` was counted, then dropped: 3 finalists.
+    Now the finals take the four best versions that run here, and name the remote one ranked
+    above the last of them; one ranked below is not named."""
+    from spite_arena.config import load_competition
+    from spite_arena.finals import prepare_finals
+
+    file = tmp_path / "c.toml"
+    file.write_text('house_bots = ["greedy"]\n[finals]\ntop = 4\nrounds = 1\n')
+    competition = load_competition(file)
+    with ArenaStore(tmp_path / "data") as store:
+        mus = {"greedy": 30, "naive": 29, "random": 28, "tactician": 26, "planner": 20}
+        for name in mus:
+            store.ensure_house_bot(name, "1", name, competition.rating)
+        entrant = store.entrant_for_key(store.add_entrant("far"))
+        assert entrant is not None
+        fourth = store.remote_version(entrant.id, "near", "1", competition.rating)
+        last = store.remote_version(entrant.id, "far", "1", competition.rating)
+        for name, mu in mus.items():
+            store.db.execute("UPDATE versions SET mu = ? WHERE bot = ?", (mu, name))
+        store.db.execute("UPDATE versions SET mu = 27 WHERE id = ?", (fourth,))
+        store.db.execute("UPDATE versions SET mu = 1 WHERE id = ?", (last,))
+        plan = prepare_finals(store, competition, tmp_path / "data")
+    assert [v.bot for v in plan.finalists] == ["greedy", "naive", "random", "tactician"]
+    assert [v.title for v in plan.left_out] == ["far/near v1"]
