@@ -7,7 +7,9 @@ versions are not eligible, and those ranked above the last finalist are named), 
 nothing) under a unique name, and writes a tournament file (:mod:`tournaments.config`):
 round robin of duplicate deals, ``stop = separated`` with the finals' confidence and
 ``rounds`` as the cap, ``tau = 0``, and a **committed seed** whose commitment is printed
-before any game and revealed after (``spite seed reveal``). The tournament runner plays it
+before any game and revealed after (``spite seed reveal``); or published earlier still,
+before the field is known (:func:`commit_finals`: ``spite arena finals --commit``, or
+``spite serve`` when ``[finals] start`` is set), and the finals are then dealt from it. The tournament runner plays it
 into ``DATA/finals.db``; ``spite web --db DATA/finals.db`` shows it.
 """
 
@@ -42,6 +44,29 @@ class FinalsPlan:
     finalists: tuple[Version, ...]
     left_out: tuple[Version, ...]
     """Remote versions ranked above the last finalist: they cannot play duplicate deals."""
+    precommitted: bool = False
+    """The seed is the one committed ahead (:func:`commit_finals`), not a new one."""
+
+
+COMMITTED_SECRET = "committed.secret"
+"""``DATA/finals/committed.secret``: the secret of a commitment published before the finals
+(``spite arena finals --commit``), waiting for the finals that will be dealt from it."""
+
+
+def commit_finals(data: Path) -> tuple[str, bool]:
+    """The commitment of the next finals' seed, made now if there is none waiting: the
+    commitment and whether it is new. The same one again until the finals use it."""
+    path = data / "finals" / COMMITTED_SECRET
+    if path.exists():
+        try:
+            return seeds.commitment(seeds.read_secret(path)), False
+        except seeds.SeedError as error:
+            raise FinalsError(f"{error}; it holds the published commitment's secret: restore it from a backup "
+                              f"(or delete it and publish a new commitment)") from None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    secret = seeds.new_secret()
+    seeds.write_secret(path, secret)
+    return seeds.commitment(secret), True
 
 
 def finalist_name(version: Version) -> str:
@@ -136,8 +161,20 @@ def prepare_finals(store: ArenaStore, competition: Competition, data: Path) -> F
                         ignore=shutil.ignore_patterns("__pycache__", ".*"))
         rename(frozen / "bot.toml", finalist_name(version), version.title)
         entries.append(str(frozen / "bot.toml"))
-    secret = seeds.new_secret()
-    seeds.write_secret(directory / "seed.secret", secret)
+    committed = data / "finals" / COMMITTED_SECRET
+    precommitted = committed.exists()
+    if precommitted:
+        # The commitment published ahead: these finals are dealt from it, and the next
+        # finals need a new one.
+        try:
+            secret = seeds.read_secret(committed)
+        except seeds.SeedError as error:
+            raise FinalsError(f"{error}; restore it from a backup, or delete it to deal the finals from a new "
+                              f"seed (the published commitment will not open)") from None
+        committed.replace(directory / "seed.secret")
+    else:
+        secret = seeds.new_secret()
+        seeds.write_secret(directory / "seed.secret", secret)
     commitment = seeds.commitment(secret)
     finals, tc, rating = competition.finals, competition.time_control, competition.rating
     file = directory / "finals.toml"
@@ -161,4 +198,4 @@ def prepare_finals(store: ArenaStore, competition: Competition, data: Path) -> F
         "tau = 0.0", f"draw_probability = {rating.draw_probability}",
         "", "[stop]", 'rule = "separated"', f"confidence = {finals.confidence}", f"max_rounds = {finals.rounds}",
         ""]))
-    return FinalsPlan(file, data / "finals.db", commitment, finalists, left_out)
+    return FinalsPlan(file, data / "finals.db", commitment, finalists, left_out, precommitted)

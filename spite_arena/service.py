@@ -161,6 +161,17 @@ class Service:
         if not detect().isolated:
             print(f"spite serve: WARNING: bots are not sandboxed here ({detect().reason}); uploads are refused, "
                   f"house and remote bots still play", file=sys.stderr, flush=True)
+        if self.competition.finals.start is not None and not self.store.meta("finals_started"):
+            from .finals import FinalsError, commit_finals
+            from tournaments.seeds import SeedError
+
+            try:
+                commitment, _ = commit_finals(self.data)
+                print(f"spite serve: the finals start at {self.competition.finals.start.isoformat()}; their seed "
+                      f"commitment (publish it now): {commitment}", flush=True)
+            except (FinalsError, SeedError, OSError) as error:
+                print(f"spite serve: WARNING: no seed commitment for the finals: {error}", file=sys.stderr,
+                      flush=True)
         self.resume_checks()
         ladder = loop.create_task(self.ladder.run())
         finals = loop.create_task(self.finals_at_start_time())

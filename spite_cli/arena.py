@@ -129,21 +129,39 @@ def cmd_finals(args: argparse.Namespace) -> int:
     import subprocess
 
     from spite_arena.config import CompetitionError, load_competition
-    from spite_arena.finals import FinalsError, prepare_finals
+    from spite_arena.finals import FinalsError, commit_finals, prepare_finals
+    from tournaments.seeds import SeedError
 
+    if args.commit:
+        try:
+            load_competition(args.file)
+            commitment, new = commit_finals(Path(args.data))
+        except (CompetitionError, FinalsError, SeedError, OSError) as error:
+            print(f"spite arena finals: {error}", file=sys.stderr)
+            return 2
+        if args.json:
+            print(json.dumps({"commitment": commitment, "new": new}))
+            return 0
+        print(f"seed commitment of the next finals (publish it now): {commitment}")
+        print(("made now" if new else "made before, still unused") + f"; the ladder goes on. The finals are dealt "
+              f"from it: spite arena finals {args.file} --data {args.data} (or [finals] start)")
+        return 0
     try:
         competition = load_competition(args.file)
         with _store(args) as store:
             store.set_meta("paused", "1")
             plan = prepare_finals(store, competition, Path(args.data))
-    except (CompetitionError, FinalsError, OSError) as error:
+    except (CompetitionError, FinalsError, SeedError, OSError) as error:
         print(f"spite arena finals: {error}", file=sys.stderr)
         return 2
     print(f"the ladder is paused (spite arena resume --data {args.data} restarts it)")
     print(f"finalists: {', '.join(v.title for v in plan.finalists)}")
     if plan.left_out:
         print(f"left out (remote bots cannot play duplicate deals): {', '.join(v.title for v in plan.left_out)}")
-    print(f"seed commitment (publish it now): {plan.commitment}", flush=True)
+    if plan.precommitted:
+        print(f"seed commitment (published before, by --commit): {plan.commitment}", flush=True)
+    else:
+        print(f"seed commitment (publish it now): {plan.commitment}", flush=True)
     spite = [sys.executable, "-m", "spite_cli.main"]
     played = subprocess.run([*spite, "tournament", str(plan.file), "--db", str(plan.db), "--plain"])
     if played.returncode != 0:
@@ -182,6 +200,10 @@ def register(sub: Any) -> None:
     finals = command("finals", "pause the ladder and play the finals of its top versions (duplicate deals, "
                      "stop when separated, tau 0, committed seed)", cmd_finals)
     finals.add_argument("file", help="the competition file (its [finals] table)")
+    finals.add_argument("--commit", action="store_true",
+                        help="only commit to the finals' seed now and print the commitment to publish; "
+                             "the finals, played later, are dealt from it")
+    finals.add_argument("--json", action="store_true", help="with --commit: {\"commitment\": ..., \"new\": ...}")
     status = command("status", "the ladder's state and leaderboard (and with --server, its workers' health)",
                      cmd_status)
     status.add_argument("--json", action="store_true")

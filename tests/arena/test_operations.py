@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -197,3 +198,74 @@ def test_the_finals_take_the_top_n_eligible_versions(tmp_path: Path) -> None:
         plan = prepare_finals(store, competition, tmp_path / "data")
     assert [v.bot for v in plan.finalists] == ["greedy", "naive", "random", "tactician"]
     assert [v.title for v in plan.left_out] == ["far/near v1"]
+
+
+# -- 24.13: the finals' seed commitment, published before play ----------------------------
+
+def test_the_finals_are_dealt_from_a_commitment_made_ahead(tmp_path: Path) -> None:
+    """24.13: the commitment could only be printed by the run that plays the finals. Now
+    :func:`commit_finals` makes it ahead (the same one until used), the finals are dealt from
+    it, and the next finals need a new one."""
+    from spite_arena.config import load_competition
+    from spite_arena.finals import commit_finals, prepare_finals
+    from tournaments import seeds
+    from tournaments.config import load_tournament
+
+    file = tmp_path / "c.toml"
+    file.write_text('house_bots = ["greedy", "naive"]\n[finals]\ntop = 2\nrounds = 1\n')
+    competition = load_competition(file)
+    data = tmp_path / "data"
+    commitment, new = commit_finals(data)
+    assert new and commit_finals(data) == (commitment, False)
+    with ArenaStore(data) as store:
+        for name in ("greedy", "naive"):
+            store.ensure_house_bot(name, "1", name, competition.rating)
+        plan = prepare_finals(store, competition, data)
+    assert plan.precommitted and plan.commitment == commitment
+    assert load_tournament(plan.file).seed_commitment == commitment
+    seeds.verify_file(plan.file.parent / "seed.secret", commitment)
+    assert commit_finals(data)[0] != commitment  # used: the next finals get their own
+
+
+def read_line(arena: Any, starts: str, timeout: float = 60) -> str:
+    """The next line of ``spite serve``'s output that starts with ``starts``."""
+    import select
+    import time
+
+    assert arena.process is not None and arena.process.stdout is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([arena.process.stdout], [], [], 1)
+        if ready:
+            line = arena.process.stdout.readline()
+            if line.startswith(starts):
+                return str(line)
+            if not line:
+                break
+    pytest.fail(f"spite serve printed no line starting {starts!r}")
+
+
+@pytest.mark.slow
+def test_the_commitment_is_published_at_serve_start_and_the_finals_reveal_its_seed(tmp_path: Path) -> None:
+    """24.13 end to end: ``spite serve`` with ``[finals] start`` prints the commitment at start;
+    ``spite arena finals --commit`` prints the same one; the finals played later say they are
+    dealt from it, and the seed they reveal opens it (``spite seed verify``)."""
+    competition = ('name = "ahead"\nhouse_bots = ["greedy", "naive"]\nparallel = 1\n'
+                   '[finals]\ntop = 2\nrounds = 1\nstart = 2099-01-01T00:00:00Z\n')
+    with running_arena(tmp_path, competition) as arena:
+        line = read_line(arena, "spite serve: the finals start at")
+        commitment = line.rsplit(" ", 1)[1].strip()
+        assert commitment.startswith("sha256:") and "publish it now" in line
+        arena.kill()
+        data = ["--data", str(arena.data)]
+        ahead = arena.spite("arena", "finals", str(arena.file), *data, "--commit", "--json")
+        assert ahead.returncode == 0, ahead.stderr
+        assert json.loads(ahead.stdout) == {"commitment": commitment, "new": False}
+        played = arena.spite("arena", "finals", str(arena.file), *data)
+        assert played.returncode == 0, played.stdout + played.stderr
+        assert f"seed commitment (published before, by --commit): {commitment}" in played.stdout
+        revealed = re.search(r"^seed +([0-9a-f]{32,})$", played.stdout, re.MULTILINE)
+        assert revealed is not None, played.stdout
+        secret = revealed.group(1)
+        verified = arena.spite("seed", "verify", "--commitment", commitment, "--seed", secret)
+        assert verified.returncode == 0 and verified.stdout.startswith("OK"), verified.stdout + verified.stderr
