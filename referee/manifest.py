@@ -30,7 +30,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -40,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.labels import LabelError, check_label
 from referee.sandbox import Limits, limits_from_table
 from referee.sandbox.environment import check_manifest_env
 
@@ -47,9 +47,6 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_BOTS = REPO_ROOT / "sample_bots"
 TRANSPORTS = ("grpc", "stdio")
 STDIO_FORMATS = ("json", "protobuf")
-MAX_NAME_CHARS = 64
-_UNFIT_NAME = re.compile(r"[/\\\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-"""What a bot's name may not hold: it is shown on pages and terminals, and names its log files."""
 _SCRIPT_SUFFIXES = {".py", ".js", ".mjs", ".ts", ".pl", ".rb", ".jar", ".sh"}
 
 
@@ -136,9 +133,12 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ManifestError(f"{path}: field 'name' is required (a non-empty string)")
-    if len(name.strip()) > MAX_NAME_CHARS or _UNFIT_NAME.search(name) or name.strip() in (".", ".."):
-        raise ManifestError(f"{path}: field 'name' must be at most {MAX_NAME_CHARS} printable characters, "
-                            f"without '/', '\\', control or bidirectional-override characters")
+    try:
+        check_label(name.strip(), "field 'name'")
+    except LabelError as error:
+        raise ManifestError(f"{path}: {error}") from None
+    if "/" in name or "\\" in name or name.strip() in (".", ".."):
+        raise ManifestError(f"{path}: field 'name' is a label, not a path: no '/' or '\\', not '.' or '..'")
     known = {"name", "version", "language", "command", "workdir", "build", "transport", "stdio_format", "env", "limits"}
     unknown = sorted(set(data) - known)
     if unknown:

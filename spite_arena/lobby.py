@@ -23,9 +23,10 @@ import grpc
 from spite.v1 import arena_pb2, arena_pb2_grpc
 
 from referee.server import SERVER_OPTIONS, Arena, RefereeServicer, RunningReferee, add_referee_servicer
+from referee.labels import LabelError, check_label
 from tournaments.ratings import RatingParams
 
-from .store import NAME_CHARS, ArenaStore, VersionLimit, hash_key
+from .store import ArenaStore, ArenaStoreError, VersionLimit, check_name, hash_key
 
 log = logging.getLogger("spite.arena")
 KEY_METADATA = "spite-bot-key"
@@ -139,10 +140,11 @@ class Lobby:
         if entrant is None:
             raise LookupError("unknown key; use the key `spite arena add-entrant` printed for you (the organizer can "
                               "rotate it)")
-        if not name or len(name) > 40 or not set(name) <= NAME_CHARS:
-            raise ValueError("bot_name must be 1-40 characters of letters, digits, '_', '-' or '.'")
-        if len(label.encode()) > 64:
-            raise ValueError("bot_version is at most 64 bytes")
+        try:
+            check_name(name, "bot_name")
+            check_label(label, "bot_version")
+        except (ArenaStoreError, LabelError) as error:
+            raise ValueError(str(error)) from None
         if not 1 <= capacity <= MAX_CAPACITY:
             raise ValueError(f"capacity must be 1..{MAX_CAPACITY}")
         used = sum(b.capacity for bots in self.bots.values() for b in bots if b.entrant == entrant.name)

@@ -48,16 +48,20 @@ def seed_order(candidates: Sequence[Version], busy: Counter[int], placement_game
 
 def within_share(ready: Sequence[Version], busy: Counter[int], share: int | None,
                  everyone: Sequence[Version] = ()) -> list[Version]:
-    """The versions that may take one more game without holding more than ``share`` of the
-    ladder's games at once, themselves or with the rest of their entrant's versions (the
-    house's bots are the organizer's and not capped). ``everyone``: the versions whose games
-    in flight count (default: ``ready``). None: no cap."""
+    """The versions that may take one more game without an entrant's remote versions holding
+    more than ``share`` of the ladder's games at once, alone or together. Only remote bots are
+    capped: a game waits on one until it joins (a no-show holds its slot for the connect
+    allowance), while uploads and the house's bots run here and hold a slot only while they
+    play, so placing a new upload stays as fast as the slots allow. ``everyone``: the versions
+    whose games in flight count (default: ``ready``). None: no cap."""
     if share is None:
         return list(ready)
     held: Counter[str] = Counter()
     for version in {v.id: v for v in (*ready, *everyone)}.values():
-        held[version.entrant] += busy[version.id]
-    return [v for v in ready if v.entrant == HOUSE or (busy[v.id] < share and held[v.entrant] < share)]
+        if version.kind == "remote":
+            held[version.entrant] += busy[version.id]
+    return [v for v in ready
+            if v.kind != "remote" or v.entrant == HOUSE or (busy[v.id] < share and held[v.entrant] < share)]
 
 
 def next_pairing(candidates: Sequence[Version], busy: Counter[int], rng: random.Random, *,

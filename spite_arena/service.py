@@ -24,7 +24,7 @@ from tournaments.backends import Backend, DaskBackend, LocalBackend
 from .config import Competition
 from .ladder import Ladder, SlotHealth
 from .store import ArenaStore
-from .uploads import run_checks
+from .uploads import check_log_dir, run_checks
 
 log = logging.getLogger("spite.arena")
 ADMIN_TOKEN_FILE = "admin.token"
@@ -62,6 +62,7 @@ class Service:
         split_address(grpc_listen, "--grpc")
         self.grpc_listen = grpc_listen
         self.store = ArenaStore(data)
+        self.store.recover_uploads()  # before the web face takes new ones
         self.admin_token = admin_token(data)
         self.ladder: Ladder | None = None
         self.checks: set[asyncio.Task[None]] = set()
@@ -85,10 +86,12 @@ class Service:
     def start_check(self, version_id: int, manifest: Path) -> None:
         """Check an upload in the background; the version goes active or refused."""
         async def check() -> None:
-            report = await run_checks(manifest, self.competition.time_control.decision_ms)
-            self.store.finish_check(version_id, report.passed, report.lines, report.reason)
+            report = await run_checks(manifest, self.competition, version_id, check_log_dir(self.data, version_id))
+            self.store.finish_check(version_id, report.passed, report.lines, report.reason,
+                                    platform_fault=report.platform_fault)
             if not report.passed:
-                self.store.add_incident("refused", f"version {version_id}: {report.reason}")
+                self.store.add_incident("platform" if report.platform_fault else "refused",
+                                        f"version {version_id}: {report.reason}")
         task = asyncio.get_running_loop().create_task(check())
         self.checks.add(task)
         task.add_done_callback(self.checks.discard)

@@ -97,11 +97,21 @@ CREATE TABLE IF NOT EXISTS incidents (
     kind TEXT NOT NULL,              -- 'retried', 'crash', 'timeout', 'platform', 'refused', 'benched', 'dropped'
     detail TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS builds (
+CREATE TABLE IF NOT EXISTS builds (  -- uploads whose checks ran: builds_per_hour counts these
     entrant_id INTEGER NOT NULL REFERENCES entrants(id),
     at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS upload_slots (  -- uploads taken in and not judged yet
+    id INTEGER PRIMARY KEY,
+    entrant_id INTEGER NOT NULL REFERENCES entrants(id),
+    version_id INTEGER,              -- once unpacked: the version being checked
+    at TEXT NOT NULL
+);
 """
+ADDED_COLUMNS = (
+    # (table, column, declaration): added to a store made before the column was
+    ("versions", "platform_fault", "INTEGER NOT NULL DEFAULT 0"),  # its checks could not judge it (the server's fault)
+)
 
 
 class ArenaStoreError(RuntimeError):
@@ -118,6 +128,18 @@ FORFEITED = ABANDONED | {"illegal-move", "malformed", "forfeit"}
 """Endings by the referee's hand (not the rules'): rated for the seat at fault only."""
 
 
+class UploadLimit(ArenaStoreError):
+    """An upload over the entrant's limits (HTTP 429); ``retry_after`` is in seconds."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def _duration(seconds: int) -> str:
+    return f"{seconds} s" if seconds < 120 else f"{(seconds + 59) // 60} min"
+
+
 def now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
 
@@ -132,9 +154,19 @@ def new_key() -> str:
 
 
 def check_name(name: str, what: str = "name") -> str:
-    if not name or len(name) > 40 or not set(name) <= NAME_CHARS:
-        raise ArenaStoreError(f"{what} must be 1-40 characters of letters, digits, '_', '-' or '.', got {name[:50]!r}")
+    """A name (an entrant's, a bot's): 1-40 letters, digits, '_', '-' or '.', starting with a
+    letter or a digit (so never ``.`` or ``..``: entrants' names are directories under ``DATA``)."""
+    if not isinstance(name, str) or not name or len(name) > 40 or not set(name) <= NAME_CHARS \
+            or not name[0].isalnum():
+        raise ArenaStoreError(f"{what} must be 1-40 characters of letters, digits, '_', '-' or '.', starting with a "
+                              f"letter or a digit, got {str(name)[:50]!r}")
     return name
+
+
+def name_key(name: str) -> str:
+    """What makes two names the same entrant: case and trailing dots do not count
+    (``Alice``, ``alice`` and ``alice.`` are one; ``House`` and ``house.`` are the house)."""
+    return name.rstrip(".").lower()
 
 
 @dataclass(frozen=True)
@@ -160,6 +192,8 @@ class Version:
     games: int
     last_played_at: str | None
     created_at: str
+    platform_fault: bool = False
+    """Not judged: its checks were cut short by the server (too slow, or they could not run)."""
 
     @property
     def conservative(self) -> float:
@@ -194,7 +228,8 @@ class Game:
 def _version(row: sqlite3.Row) -> Version:
     return Version(row["id"], row["entrant"], row["bot"], row["version"], row["label"], row["kind"], row["spec"],
                    row["status"], row["reason"], tuple(json.loads(row["checks"])), row["mu"], row["sigma"],
-                   row["games"], row["last_played_at"], row["created_at"])
+                   row["games"], row["last_played_at"], row["created_at"],
+                   bool(row["platform_fault"]) if "platform_fault" in row.keys() else False)
 
 
 def _game(row: sqlite3.Row) -> Game:
@@ -234,6 +269,9 @@ class ArenaStore:
                         self.db.execute(statement)
                 self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
                                 (str(SCHEMA_VERSION),))
+                for table, column, declaration in ADDED_COLUMNS:
+                    if column not in {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}:
+                        self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
         self.db.row_factory = sqlite3.Row
         version = self.meta("schema_version")
         if version != str(SCHEMA_VERSION):
@@ -278,11 +316,15 @@ class ArenaStore:
     def add_entrant(self, name: str) -> str:
         """A new entrant; returns its API key (shown once: only its hash is kept)."""
         check_name(name, "an entrant's name")
-        if name == HOUSE:
-            raise ArenaStoreError(f"{HOUSE!r} is the organizer's own entrant")
+        if name_key(name) == HOUSE:
+            raise ArenaStoreError(f"{name!r} is taken: {HOUSE!r} is the organizer's own entrant")
         key = new_key()
         try:
-            with self.transaction():
+            with self.transaction():  # one writer at a time: the look-up and the insert are atomic
+                for (taken,) in self.db.execute("SELECT name FROM entrants"):
+                    if name_key(taken) == name_key(name):
+                        raise ArenaStoreError(f"an entrant named {taken!r} exists already" + (
+                            "" if taken == name else "; names that differ only in case or trailing dots are one"))
                 self.db.execute("INSERT INTO entrants (name, key_hash, created_at) VALUES (?, ?, ?)",
                                 (name, hash_key(key), now()))
         except sqlite3.IntegrityError:
@@ -374,19 +416,90 @@ class ArenaStore:
             return self._add_version(entrant_id, bot, label, "remote", f"remote:{bot}", "active", params)
 
     def add_checking_version(self, entrant_id: int, bot: str, label: str, kind: str, spec: str,
-                             params: RatingParams) -> int:
+                             params: RatingParams, slot: int | None = None) -> int:
+        """A new version to check; ``slot`` (from :meth:`reserve_upload`) is now its upload's."""
         with self.transaction():
-            return self._add_version(entrant_id, bot, label, kind, spec, "checking", params)
+            vid = self._add_version(entrant_id, bot, label, kind, spec, "checking", params)
+            if slot is not None:
+                self.db.execute("UPDATE upload_slots SET version_id = ? WHERE id = ?", (vid, slot))
+            return vid
 
-    def finish_check(self, version_id: int, passed: bool, checks: Sequence[str], reason: str = "") -> None:
-        """A checked version goes active (retiring the bot's previous ones) or is refused."""
+    def finish_check(self, version_id: int, passed: bool, checks: Sequence[str], reason: str = "", *,
+                     platform_fault: bool = False) -> None:
+        """A checked version goes active (retiring the bot's previous ones) or is refused; its
+        upload slot is freed and, unless the server cut its checks short (``platform_fault``),
+        the upload counts against ``builds_per_hour`` -- all in one transaction."""
         with self.transaction():
             row = self.db.execute("SELECT entrant_id, bot FROM versions WHERE id = ?", (version_id,)).fetchone()
             if passed:
                 self.db.execute("UPDATE versions SET status = 'retired' WHERE entrant_id = ? AND bot = ? "
                                 "AND status = 'active' AND id != ?", (row["entrant_id"], row["bot"], version_id))
-            self.db.execute("UPDATE versions SET status = ?, checks = ?, reason = ? WHERE id = ?",
-                            ("active" if passed else "refused", json.dumps(list(checks)), reason, version_id))
+            self.db.execute("UPDATE versions SET status = ?, checks = ?, reason = ?, platform_fault = ? WHERE id = ?",
+                            ("active" if passed else "refused", json.dumps(list(checks)), reason,
+                             int(platform_fault and not passed), version_id))
+            slot = self.db.execute("SELECT id, at FROM upload_slots WHERE version_id = ?", (version_id,)).fetchone()
+            if slot is not None:
+                self.db.execute("DELETE FROM upload_slots WHERE id = ?", (slot["id"],))
+            if slot is not None and not (platform_fault and not passed):
+                self.db.execute("INSERT INTO builds (entrant_id, at) VALUES (?, ?)", (row["entrant_id"], slot["at"]))
+
+    # -- uploads: builds_per_hour and one check at a time -------------------------------
+
+    def reserve_upload(self, entrant_id: int, per_hour: int, at_once: int) -> int:
+        """Take an upload slot for the entrant before its body is read, or raise
+        :class:`UploadLimit` (saying when the next upload is allowed).
+
+        Counting and taking are one transaction, so concurrent uploads cannot all pass the
+        count. Uploads being unpacked or checked hold a slot (at most ``at_once``) and count
+        against ``per_hour`` until judged; :meth:`release_upload` frees the slot of an upload
+        refused before its checks (it costs nothing), :meth:`finish_check` that of a checked one.
+        Uploads the server could not judge cost nothing either, up to ``per_hour`` of them."""
+        with self.transaction():
+            stamp = dt.datetime.now(dt.timezone.utc)
+            since = (stamp - dt.timedelta(hours=1)).isoformat(timespec="milliseconds")
+            busy = int(self.db.execute("SELECT COUNT(*) FROM upload_slots WHERE entrant_id = ?",
+                                       (entrant_id,)).fetchone()[0])
+            if busy >= at_once:
+                raise UploadLimit(f"your previous upload is still being checked ({busy} at once is the limit); "
+                                  f"send the next one after its verdict", 10)
+            checked = [r[0] for r in self.db.execute("SELECT at FROM builds WHERE entrant_id = ? AND at >= ? "
+                                                     "ORDER BY at", (entrant_id, since))]
+            if len(checked) + busy >= per_hour:
+                if len(checked) < per_hour:  # the rest are still being checked
+                    raise UploadLimit(f"{per_hour} uploads an hour are checked and yours are in use; "
+                                      f"send the next one after the verdict of the one being checked", 10)
+                free_at = dt.datetime.fromisoformat(checked[len(checked) - per_hour]) + dt.timedelta(hours=1)
+                wait = max(1, int((free_at - stamp).total_seconds()) + 1)
+                raise UploadLimit(f"{len(checked)} of your uploads were checked in the last hour, the limit is "
+                                  f"{per_hour}; the next is allowed at {free_at.strftime('%H:%M:%S')} UTC "
+                                  f"(in {_duration(wait)})", wait)
+            # free, but not without end: a bot could slow the reference bot down to be checked for nothing
+            unjudged = [r[0] for r in self.db.execute("SELECT created_at FROM versions WHERE entrant_id = ? AND "
+                                                      "platform_fault = 1 AND created_at >= ? ORDER BY created_at",
+                                                      (entrant_id, since))]
+            if len(unjudged) >= per_hour:
+                free_at = dt.datetime.fromisoformat(unjudged[len(unjudged) - per_hour]) + dt.timedelta(hours=1)
+                wait = max(1, int((free_at - stamp).total_seconds()) + 1)
+                raise UploadLimit(f"the server could not judge {len(unjudged)} of your uploads in the last hour (it "
+                                  f"is too busy); the next is allowed at {free_at.strftime('%H:%M:%S')} UTC "
+                                  f"(in {_duration(wait)})", wait)
+            cursor = self.db.execute("INSERT INTO upload_slots (entrant_id, at) VALUES (?, ?)",
+                                     (entrant_id, stamp.isoformat(timespec="milliseconds")))
+            return int(cursor.lastrowid or 0)
+
+    def release_upload(self, slot: int) -> None:
+        """An upload refused before any check ran: its slot back, nothing counted."""
+        with self.transaction():
+            self.db.execute("DELETE FROM upload_slots WHERE id = ?", (slot,))
+
+    def recover_uploads(self) -> int:
+        """After a restart: slots of uploads cut off before their version existed, or whose
+        version is judged, are freed (a version still ``checking`` keeps its slot: it is
+        checked again)."""
+        with self.transaction():
+            return self.db.execute(
+                "DELETE FROM upload_slots WHERE version_id IS NULL OR version_id NOT IN "
+                "(SELECT id FROM versions WHERE status = 'checking')").rowcount
 
     def set_version_status(self, version_id: int, status: str, reason: str = "") -> None:
         with self.transaction():
@@ -394,11 +507,8 @@ class ArenaStore:
                                    (status, reason, version_id)).rowcount:
                 raise ArenaStoreError(f"no bot version {version_id}")
 
-    def record_build(self, entrant_id: int) -> None:
-        with self.transaction():
-            self.db.execute("INSERT INTO builds (entrant_id, at) VALUES (?, ?)", (entrant_id, now()))
-
     def builds_since(self, entrant_id: int, since: str) -> int:
+        """Uploads of the entrant whose checks ran since ``since`` (ISO time)."""
         return int(self.db.execute("SELECT COUNT(*) FROM builds WHERE entrant_id = ? AND at >= ?",
                                    (entrant_id, since)).fetchone()[0])
 

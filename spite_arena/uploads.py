@@ -2,34 +2,45 @@
 
 An upload is a gzipped tar of the bot's directory (``spite submit`` makes it). Unpacking
 takes only regular files and directories, refuses absolute names, ``..``, links and
-devices, and stops at the competition's caps on compressed size, unpacked size and file
-count (a zip bomb hits the unpacked cap while streaming). The manifest may not have a
-``build`` step (nothing of an upload runs outside the sandbox; upload built files) nor
-``[limits]`` (the competition's defaults apply), and its ``workdir`` stays inside the upload.
+devices, and stops at the competition's caps on compressed size, unpacked size and entries
+(files and directories; a zip bomb hits the unpacked cap while streaming). Every extended
+tar header is bounded before it is read. The manifest may not have a ``build`` step
+(nothing of an upload runs outside the sandbox; upload built files) nor ``[limits]`` (the
+competition's defaults apply), its ``workdir`` stays inside the upload, and its version is
+a label (:func:`referee.labels.check_label`).
 
-The checks are those of ``spite check-bot`` (:mod:`tournaments.checkbot`), run in a
-subprocess (``python -m spite_arena.uploads MANIFEST``) that prints one JSON line; the bot
-runs in the sandbox there as in every match.
+The checks are those of ``spite check-bot`` (:mod:`tournaments.checkbot`) under the
+competition's own rules and time control (no variants: the ladder plays one rule set), run
+in a subprocess (``python -m spite_arena.uploads MANIFEST``) that prints one JSON line; the
+bot runs in the sandbox there as in every match, its logs go to ``DATA/checks/vN`` and the
+entrant reads them on ``/me``. When the reference bot missed its limits too, or the checks
+could not run, the report is a *platform fault*: the bot was not judged and the upload
+does not count against ``builds_per_hour``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gzip
 import io
 import json
 import os
 import sys
 import tarfile
 import tomllib
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from referee.manifest import BotManifest, ManifestError, load_manifest
+from referee.labels import LabelError, check_label, terminal_safe
 
-from .config import Limits
+from .config import Competition, Limits
 
 CHECK_TIMEOUT_S = 600
+CHECKS_AT_ONCE = 1
+"""Uploads of one entrant being unpacked or checked at once (the next waits for a verdict)."""
 
 
 class UploadError(ValueError):
@@ -41,19 +52,94 @@ class CheckReport:
     passed: bool
     lines: tuple[str, ...]
     reason: str
+    platform_fault: bool = False
+    """The checks did not judge the bot: the server's fault, so the upload costs nothing."""
+
+
+HEADER_BYTES = 8 * 1024
+"""The largest extended tar header (a GNU long name or link, a pax header): names are at most
+400 characters, so 8 KiB leaves room for a pax header's times and ids and nothing more."""
+HEADERS_IN_A_ROW = 4
+"""Extended headers before one member (GNU tar writes at most a long name and a long link)."""
+HEADER_BUDGET = 1024 * 1024
+"""All extended headers of one upload, together."""
+
+
+class _Stream:
+    """The decompressed tar stream, cut at ``limit`` bytes: however the archive is built
+    (headers, padding, members skipped), unpacking reads no more than that."""
+
+    def __init__(self, source: io.BufferedIOBase, limit: int, unpacked_mb: int) -> None:
+        self.source, self.left, self.unpacked_mb = source, limit, unpacked_mb
+
+    def read(self, size: int = -1) -> bytes:
+        if size is None or size < 0 or size > self.left + 1:
+            size = self.left + 1
+        data = self.source.read(size)
+        self.left -= len(data)
+        if self.left < 0:
+            raise UploadError(f"the upload unpacks to more than {self.unpacked_mb} MiB")
+        return data
+
+
+class _BoundedTarInfo(tarfile.TarInfo):
+    """A tar header whose extended headers are checked for size *before* they are read:
+    :mod:`tarfile` reads a GNU long name or a pax header whole into memory, so a 1 MB upload
+    declaring a 1 GiB long name would otherwise take a GiB of the server's memory."""
+
+    def _proc_member(self, archive: tarfile.TarFile) -> tarfile.TarInfo:
+        if self.type == tarfile.GNUTYPE_SPARSE:
+            raise UploadError("sparse files may not be uploaded; upload the file itself")
+        if self.type not in EXTENDED_HEADERS:
+            return super()._proc_member(archive)  # type: ignore[misc, no-any-return]
+        if self.size > HEADER_BYTES:
+            raise UploadError(f"a tar header of the upload declares {self.size} bytes, over the limit of "
+                              f"{HEADER_BYTES}; pack the bot with `spite submit` or a plain `tar czf`")
+        state: list[int] = archive.__dict__.setdefault("_spite_headers", [0, 0])  # [in a row, bytes in all]
+        state[1] += self.size
+        if state[0] >= HEADERS_IN_A_ROW or state[1] > HEADER_BUDGET:
+            raise UploadError("the upload's tar headers are too many or too large; pack the bot with `spite submit` "
+                              "or a plain `tar czf`")
+        state[0] += 1
+        try:
+            return super()._proc_member(archive)  # type: ignore[misc, no-any-return]
+        finally:
+            state[0] -= 1
+
+    def _no_sparse(self, *args: object) -> None:
+        raise UploadError("sparse files may not be uploaded; upload the file itself")
+
+    _proc_gnusparse_00 = _proc_gnusparse_01 = _proc_gnusparse_10 = _no_sparse
+
+
+EXTENDED_HEADERS = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHDTYPE, tarfile.XGLTYPE,
+                    tarfile.SOLARIS_XHDTYPE)
 
 
 def unpack(blob: bytes, dest: Path, limits: Limits) -> None:
-    """Unpack a gzipped tar of a bot into the new directory ``dest``, safely (module docstring)."""
+    """Unpack a gzipped tar of a bot into the new directory ``dest``, safely (module docstring).
+
+    Memory stays small whatever the archive says: the tar is read as a stream, every extended
+    header is bounded before it is read (:class:`_BoundedTarInfo`), and the decompressed
+    stream is cut a little past the unpacked cap."""
     if len(blob) > limits.upload_mb * 1024 * 1024:
         raise UploadError(f"the upload is {len(blob) // 1024} KiB, over the limit of {limits.upload_mb} MiB")
     budget = limits.unpacked_mb * 1024 * 1024
-    files = 0
+    # headers and padding of every entry, the extended headers, the end-of-archive records
+    stream_limit = budget + (limits.files + 1) * 2 * tarfile.BLOCKSIZE + HEADER_BUDGET + 64 * 1024
+    entries = 0
     dest.mkdir(parents=True)
     root = dest.resolve()
     try:
-        with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as archive:
-            for member in archive:
+        with gzip.GzipFile(fileobj=io.BytesIO(blob), mode="rb") as inflated, \
+                tarfile.open(fileobj=_Stream(inflated, stream_limit, limits.unpacked_mb),  # type: ignore[call-overload]
+                             mode="r|", tarinfo=_BoundedTarInfo) as archive:
+            while (member := archive.next()) is not None:
+                archive.members.clear()  # a stream needs no index of what it has read
+                entries += 1
+                if entries > limits.files:
+                    raise UploadError(f"the upload has more than {limits.files} files and directories; leave out what "
+                                      "the bot does not need")
                 name = member.name
                 parts = Path(name).parts
                 if not name or name.startswith(("/", "\\")) or ".." in parts or "\x00" in name or len(name) > 400:
@@ -67,9 +153,6 @@ def unpack(blob: bytes, dest: Path, limits: Limits) -> None:
                 if not member.isreg():
                     raise UploadError(f"only files and directories may be uploaded; {name[:80]!r} is a "
                                       f"{'link' if member.issym() or member.islnk() else 'special file'}")
-                files += 1
-                if files > limits.files:
-                    raise UploadError(f"the upload has more than {limits.files} files")
                 source = archive.extractfile(member)
                 if source is None:
                     raise UploadError(f"unreadable file in the upload: {name[:80]!r}")
@@ -81,7 +164,7 @@ def unpack(blob: bytes, dest: Path, limits: Limits) -> None:
                             raise UploadError(f"the upload unpacks to more than {limits.unpacked_mb} MiB")
                         out.write(chunk)
                 os.chmod(target, 0o755 if member.mode & 0o100 else 0o644)
-    except (tarfile.TarError, EOFError, OSError, UnicodeError) as error:
+    except (tarfile.TarError, EOFError, OSError, UnicodeError, zlib.error) as error:
         raise UploadError(f"not a gzipped tar of a bot directory: {str(error)[:200]}") from None
 
 
@@ -106,25 +189,52 @@ def check_manifest(dest: Path) -> BotManifest:
     root = dest.resolve()
     if manifest.workdir != root and root not in manifest.workdir.parents:
         raise UploadError("bot.toml: field 'workdir' must stay inside the upload")
+    try:
+        check_label(manifest.version, "bot.toml: field 'version'")
+    except LabelError as error:
+        raise UploadError(str(error)) from None
     return manifest
 
 
-async def run_checks(manifest_path: Path, decision_ms: int) -> CheckReport:
-    """``spite check-bot``'s checks in a subprocess; never raises."""
+def check_log_dir(data: Path, version_id: int) -> Path:
+    """Where a version's check matches keep their logs (``DATA/checks/vN``; hidden from bots)."""
+    return data / "checks" / f"v{version_id}"
+
+
+def check_log_name(version_id: int) -> str:
+    """How a check line names a log: where its entrant reads it, never a server path."""
+    return f"/me, version {version_id}'s check logs"
+
+
+NOT_JUDGED = ("{why}. This is the server's fault, not your bot's: the upload does not count against your "
+              "uploads per hour; send it again later")
+"""The reason of a platform fault (``spite submit`` prints it after ``not judged:``)."""
+
+
+async def run_checks(manifest_path: Path, competition: Competition, version_id: int, log_dir: Path) -> CheckReport:
+    """``spite check-bot``'s checks in a subprocess, under the competition's own rules and
+    time control, the logs in ``log_dir``; never raises. A report with ``platform_fault``
+    did not judge the bot (the machine was too slow, or the checks could not run)."""
     from referee.launcher import die_with_parent
 
+    tc = competition.time_control
+    process = None
     try:
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "spite_arena.uploads", str(manifest_path), "--decision-ms", str(decision_ms),
+            sys.executable, "-m", "spite_arena.uploads", str(manifest_path), "--rules", competition.rules,
+            "--decision-ms", str(tc.decision_ms), "--bank-ms", str(tc.bank_ms), "--connect-ms", str(tc.connect_ms),
+            "--log-dir", str(log_dir), "--version-id", str(version_id),
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, preexec_fn=die_with_parent)
         out, _ = await asyncio.wait_for(process.communicate(), CHECK_TIMEOUT_S)
         data = json.loads(out.decode().strip().splitlines()[-1])
-        return CheckReport(bool(data["passed"]), tuple(str(x) for x in data["lines"]), str(data["reason"]))
+        return CheckReport(bool(data["passed"]), tuple(str(x) for x in data["lines"]), str(data["reason"]),
+                           bool(data.get("platform_fault")))
     except (asyncio.TimeoutError, TimeoutError):
-        process.kill()
-        return CheckReport(False, (), f"the checks took longer than {CHECK_TIMEOUT_S} s")
+        if process is not None:
+            process.kill()
+        return CheckReport(False, (), NOT_JUDGED.format(why=f"the checks took longer than {CHECK_TIMEOUT_S} s"), True)
     except (OSError, ValueError, KeyError, IndexError) as error:
-        return CheckReport(False, (), f"the checks could not run: {str(error)[:200]}")
+        return CheckReport(False, (), NOT_JUDGED.format(why=f"the checks could not run ({str(error)[:200]})"), True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,20 +243,37 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m spite_arena.uploads")
     parser.add_argument("manifest")
-    parser.add_argument("--decision-ms", type=int, default=1000)
+    parser.add_argument("--rules", default="standard")
+    parser.add_argument("--decision-ms", type=int, default=TimeControl.decision_ms)
+    parser.add_argument("--bank-ms", type=int, default=TimeControl.bank_ms)
+    parser.add_argument("--connect-ms", type=int, default=TimeControl.connect_ms)
+    parser.add_argument("--log-dir", type=Path, required=True)
+    parser.add_argument("--version-id", type=int, required=True)
     args = parser.parse_args(argv)
     results = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     try:
-        checks = check_bot(load_manifest(args.manifest), games=1,
-                           time_control=TimeControl(decision_ms=args.decision_ms, connect_ms=5000))
-        failed = [c for c in checks if not c.passed]
-        report = {"passed": not failed, "lines": [c.line() for c in checks],
-                  "reason": f"failed the {failed[0].name} check: {failed[0].detail}" if failed else ""}
+        checks = check_bot(load_manifest(args.manifest), games=1, rules=args.rules, variants=False,
+                           time_control=TimeControl(decision_ms=args.decision_ms, bank_ms=args.bank_ms,
+                                                    connect_ms=args.connect_ms),
+                           log_dir=args.log_dir, log_name=lambda _: check_log_name(args.version_id))
+        failed = [c for c in checks if c.failed]
+        machine = next((c for c in failed if c.platform), None)
+        upload, data = Path(args.manifest).resolve().parent, args.log_dir.resolve().parent.parent
+
+        def scrubbed(text: str) -> str:
+            """No server path in what the entrant reads: the upload's own files by their
+            names in it (a traceback's ``File "bot.py"``), the data directory as DATA."""
+            return terminal_safe(text.replace(f"{upload}/", "").replace(str(upload), ".").replace(str(data), "DATA"))
+
+        report = {"passed": not failed, "lines": [scrubbed(c.line()) for c in checks],
+                  "platform_fault": machine is not None,
+                  "reason": scrubbed(NOT_JUDGED.format(why=machine.detail) if machine else
+                                     f"failed the {failed[0].name} check: {failed[0].detail}" if failed else "")}
     except Exception as error:  # one line back to the server, never a traceback
-        report = {"passed": False, "lines": [], "reason": f"the checks failed to run: {type(error).__name__}: "
-                                                         f"{str(error)[:200]}"}
+        report = {"passed": False, "lines": [], "platform_fault": True, "reason": NOT_JUDGED.format(
+            why=f"the checks failed to run ({type(error).__name__}: {str(error)[:200]})")}
     results.write(json.dumps(report) + "\n")
     results.flush()
     return 0

@@ -9,6 +9,7 @@ makes an entrant and answers its key once (10 a minute per address).
 
 Entrants (``Authorization: Bearer KEY``; ``/me`` is a page that asks for it and calls these): ``POST /api/submit`` (a gzipped tar of a bot
 directory), ``GET /api/me`` (their versions, check results and refusal reasons),
+``GET /api/me/versions/{id}/logs`` (the logs of a version's check matches),
 ``GET /api/me/logs/{game}/{seat}`` (their own bot's log of a game) and
 ``GET /api/me/replays/{game}/{seat}`` (the game as that seat saw it, with its own debug
 strings only); any seat not theirs is 404.
@@ -24,7 +25,6 @@ Errors are JSON ``{"error": ..., "status": ...}`` with a 4xx code.
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import hmac
 import json
 import shutil
@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -46,11 +46,13 @@ from spite_web.app import HERE as WEB_HERE
 
 from .config import Competition
 from .ladder import SlotHealth
-from .store import ArenaStore, ArenaStoreError, Entrant, Version, check_name, hash_key
-from .uploads import UploadError, check_manifest, unpack
+from .store import ArenaStore, ArenaStoreError, Entrant, UploadLimit, Version, check_name, hash_key
+from .uploads import CHECKS_AT_ONCE, UploadError, check_log_dir, check_manifest, unpack
 
 HERE = Path(__file__).resolve().parent
 LOG_TAIL_BYTES = 64 * 1024
+DRAIN_BYTES = 64 * 1024 * 1024
+"""The most of a refused upload's body read (and dropped) before answering."""
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 
 
@@ -210,7 +212,8 @@ def create_app(service: Host) -> Starlette:
             versions = store.versions(entrant=entrant.name)
         return JSONResponse({"entrant": entrant.name, "versions": [
             {"id": v.id, "bot": v.bot, "version": v.version, "label": v.label, "kind": v.kind, "status": v.status,
-             "reason": v.reason, "checks": list(v.checks), "rating": round(v.conservative, 3), "games": v.games}
+             "reason": v.reason, "checks": list(v.checks), "platform_fault": v.platform_fault,
+             "rating": round(v.conservative, 3), "games": v.games}
             for v in versions]})
 
     async def api_my_version(request: Request) -> Response:
@@ -220,7 +223,8 @@ def create_app(service: Host) -> Starlette:
         if version is None or version.entrant != entrant.name:
             raise HTTPException(404, f"you have no bot version {request.path_params['vid']}")
         return JSONResponse({"id": version.id, "bot": version.bot, "version": version.version,
-                             "status": version.status, "reason": version.reason, "checks": list(version.checks)})
+                             "status": version.status, "reason": version.reason, "checks": list(version.checks),
+                             "platform_fault": version.platform_fault})
 
     def own_seat(request: Request) -> tuple[Any, int]:
         """The game and seat of the path, if the key's entrant played that seat; else 404."""
@@ -277,41 +281,75 @@ def create_app(service: Host) -> Starlette:
             raise HTTPException(409 if "exists" in str(error) else 400, str(error)) from None
         return JSONResponse({"entrant": body["name"], "key": key}, status_code=201)
 
+    async def drain(request: Request) -> None:
+        """Read and drop the rest of a refused upload (at most ``DRAIN_BYTES``), so a client
+        still sending its body reads the answer instead of a reset connection. A client that
+        sent ``Expect: 100-continue`` has not sent the body: there is nothing to read."""
+        declared = request.headers.get("content-length", "")
+        if request.headers.get("expect", "").lower() == "100-continue" or \
+                (declared.isdigit() and int(declared) > DRAIN_BYTES):
+            return
+        seen = 0
+        try:
+            async for chunk in request.stream():
+                seen += len(chunk)
+                if seen > DRAIN_BYTES:
+                    return
+        except (ClientDisconnect, RuntimeError):
+            return
+
     async def api_submit(request: Request) -> Response:
+        """Limits first (key, sandbox, size, the hourly cap and one check at a time, counted
+        and reserved in one transaction), then the body, then unpacking and the manifest; the
+        checks run in the background and only they count against ``builds_per_hour``."""
         from referee.sandbox import detect
 
-        entrant = entrant_of(request)
-        if not detect().isolated:
-            raise HTTPException(503, "uploads are closed: this server cannot sandbox bots (`spite doctor` says why)")
         cap = limits.upload_mb * 1024 * 1024
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > cap:
-            raise HTTPException(413, f"the upload is over the limit of {limits.upload_mb} MiB")
-        since = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).isoformat(timespec="milliseconds")
-        if service.store.builds_since(entrant.id, since) >= limits.builds_per_hour:
-            raise HTTPException(429, f"more than {limits.builds_per_hour} uploads in the last hour; try later")
-        chunks, size = [], 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > cap:
-                raise HTTPException(413, f"the upload is over the limit of {limits.upload_mb} MiB")
-            chunks.append(chunk)
-        service.store.record_build(entrant.id)
+        too_big = f"the upload is over the limit of {limits.upload_mb} MiB; leave out what the bot does not need"
+        try:
+            entrant = entrant_of(request)
+            if not detect().isolated:
+                raise HTTPException(503, "uploads are closed: this server cannot sandbox bots (`spite doctor` says why)")
+            declared = request.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > cap:
+                raise HTTPException(413, too_big)
+            try:
+                slot = service.store.reserve_upload(entrant.id, limits.builds_per_hour, CHECKS_AT_ONCE)
+            except UploadLimit as error:
+                raise HTTPException(429, str(error), headers={"Retry-After": str(error.retry_after)}) from None
+        except HTTPException:
+            await drain(request)
+            raise
         staging = data / "uploads" / entrant.name / f"incoming-{time.time_ns()}"
-        def unpack_and_read() -> BotManifest:
-            unpack(b"".join(chunks), staging, limits)
-            manifest = check_manifest(staging)
-            check_name(manifest.name, "the bot's name")
-            return manifest
+        try:
+            chunks, size = [], 0
+            try:
+                async for chunk in request.stream():
+                    size += len(chunk)
+                    if size > cap:
+                        await drain(request)
+                        raise HTTPException(413, too_big)
+                    chunks.append(chunk)
+            except ClientDisconnect:
+                raise HTTPException(400, "the upload was cut off before its end; send it again") from None
 
-        try:  # up to unpacked_mb of writing: off the event loop
-            manifest = await asyncio.to_thread(unpack_and_read)
-        except (UploadError, ArenaStoreError) as error:
+            def unpack_and_read() -> BotManifest:
+                unpack(b"".join(chunks), staging, limits)
+                manifest = check_manifest(staging)
+                check_name(manifest.name, "the bot's name")
+                return manifest
+
+            try:  # up to unpacked_mb of writing: off the event loop
+                manifest = await asyncio.to_thread(unpack_and_read)
+            except (UploadError, ArenaStoreError) as error:
+                service.store.add_incident("refused", f"{entrant.name}: {error}")
+                raise HTTPException(422, str(error)) from None
+            vid = service.store.add_checking_version(entrant.id, manifest.name, manifest.version, "upload",
+                                                     str(staging / "bot.toml"), service.competition.rating, slot)
+        except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
-            service.store.add_incident("refused", f"{entrant.name}: {error}")
-            raise HTTPException(422, str(error)) from None
-        vid = service.store.add_checking_version(entrant.id, manifest.name, manifest.version, "upload",
-                                                 str(staging / "bot.toml"), service.competition.rating)
+            service.store.release_upload(slot)  # refused before any check ran: it costs nothing
+            raise
         final = data / "uploads" / entrant.name / f"v{vid}"
         staging.rename(final)
         with service.store.transaction():
@@ -319,6 +357,26 @@ def create_app(service: Host) -> Starlette:
         service.start_check(vid, final / "bot.toml")
         return JSONResponse({"version_id": vid, "bot": manifest.name, "status": "checking",
                              "poll": f"/api/me/versions/{vid}"}, status_code=202)
+
+    async def api_my_check_logs(request: Request) -> Response:
+        """The logs of a version's check matches (the bot's and the reference bot's), each
+        one's tail: what a refusal's "whole log" points at."""
+        entrant = entrant_of(request)
+        vid = request.path_params["vid"]
+        with reader() as store:
+            version = store.version(vid)
+        if version is None or version.entrant != entrant.name:
+            raise HTTPException(404, f"you have no bot version {vid}")
+        folder = check_log_dir(data, vid)
+        logs = sorted(p for p in folder.glob("*.log") if p.is_file()) if folder.is_dir() else []
+        if not logs:
+            raise HTTPException(404, f"no check logs kept for version {vid}")
+        parts = []
+        for path in logs:
+            with open(path, "rb") as source:
+                source.seek(max(0, path.stat().st_size - LOG_TAIL_BYTES))
+                parts.append(f"==> {path.name} <==\n" + source.read().decode("utf-8", errors="replace"))
+        return PlainTextResponse("\n".join(parts))
 
     # -- the organizer -----------------------------------------------------------------
 
@@ -361,7 +419,7 @@ def create_app(service: Host) -> Starlette:
         assert isinstance(error, HTTPException)
         if request.url.path.startswith("/api/"):
             return JSONResponse({"error": str(error.detail), "status": error.status_code},
-                                status_code=error.status_code)
+                                status_code=error.status_code, headers=error.headers)
         return HTMLResponse(templates.get_template("error.html").render(
             competition=service.competition.name, status=error.status_code, message=str(error.detail)),
             status_code=error.status_code)
@@ -374,6 +432,7 @@ def create_app(service: Host) -> Starlette:
         Route("/api/bots/{vid:int}", api_bot),
         Route("/api/me", api_me),
         Route("/api/me/versions/{vid:int}", api_my_version),
+        Route("/api/me/versions/{vid:int}/logs", api_my_check_logs),
         Route("/api/me/logs/{gid:int}/{seat:int}", api_my_log),
         Route("/api/me/replays/{gid:int}/{seat:int}", api_my_replay),
         Route("/api/submit", api_submit, methods=["POST"]),

@@ -13,10 +13,11 @@ from referee.manifest import ManifestError, load_manifest, resolve_bot
 from referee.match import TimeControl
 from spite_engine import RulesError, parse_rules
 from tournaments.checkbot import check_bot
+from referee.labels import terminal_safe
 
 from referee import limits
 
-from .common import BOT_FAILED, OK, USAGE, err_console, fail, print_json, ranged, ranged_int
+from .common import BOT_FAILED, OK, PLATFORM, USAGE, err_console, fail, print_json, ranged, ranged_int
 
 
 def cmd_check_bot(args: argparse.Namespace) -> int:
@@ -40,8 +41,8 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
         return fail("check-bot", f"--log-dir {log_dir} is a file; a directory is expected")
     progress = err_console()
     version = f" {manifest.version}" if manifest.version else ""
-    header = (f"checking {manifest.name}{version} ({manifest.transport}) against the greedy reference "
-              f"bot, main match {args.rules}; logs in {log_dir}/")
+    header = terminal_safe(f"checking {manifest.name}{version} ({manifest.transport}) against the greedy reference "
+                           f"bot, main match {args.rules}; logs in {log_dir}/")
     if args.json:
         progress.print(header, markup=False, highlight=False)
     else:
@@ -60,6 +61,8 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
         for check in checks:
             print(check.line(), flush=True)
         print(f"{passed} passed, {len(failed)} failed" + (f", {len(skipped)} not run" if skipped else ""))
+    if any(c.platform for c in failed):
+        return PLATFORM  # the reference bot missed its limits too: this machine could not judge the bot
     return BOT_FAILED if failed else OK
 
 

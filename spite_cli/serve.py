@@ -7,16 +7,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import http.client
 import io
 import json
 import os
+import select
 import sys
 import tarfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from referee.labels import terminal_safe
 
 SKIPPED = {".git", "__pycache__", "node_modules", "target", ".venv"}
 
@@ -53,18 +58,52 @@ def pack(bot_dir: Path) -> bytes:
     return buffer.getvalue()
 
 
-def _request(url: str, key: str, body: bytes | None = None) -> tuple[int, dict[str, Any]]:
-    request = urllib.request.Request(url, data=body, method="POST" if body is not None else "GET",
-                                     headers={"Authorization": f"Bearer {key}",
-                                              "Content-Type": "application/gzip"})
+def _answer(status: int, body: bytes, reason: str = "") -> tuple[int, dict[str, Any]]:
+    try:
+        answer = json.loads(body or b"{}")
+        return status, dict(answer) if isinstance(answer, dict) else {"error": f"HTTP {status}"}
+    except ValueError:
+        return status, {"error": reason or f"HTTP {status}"}
+
+
+def _request(url: str, key: str) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"})
     try:
         with urllib.request.urlopen(request, timeout=60) as answer:
-            return answer.status, dict(json.loads(answer.read() or b"{}"))
+            return _answer(answer.status, answer.read())
     except urllib.error.HTTPError as error:
-        try:
-            return error.code, dict(json.loads(error.read() or b"{}"))
-        except ValueError:
-            return error.code, {"error": error.reason}
+        return _answer(error.code, error.read(), str(error.reason))
+
+
+def _upload(url: str, key: str, body: bytes) -> tuple[int, dict[str, Any]]:
+    """POST the upload and read the server's answer, also when the server answers before
+    the body is sent (a refusal: too big, unknown key, over the hourly limit): the body goes
+    in pieces and sending stops as soon as the answer is there, so the answer is read
+    instead of a reset connection."""
+    parts = urllib.parse.urlsplit(url)
+    connection: http.client.HTTPConnection = (
+        http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection)(
+        parts.hostname or "", parts.port, timeout=60)
+    try:
+        connection.putrequest("POST", parts.path or "/")
+        connection.putheader("Authorization", f"Bearer {key}")
+        connection.putheader("Content-Type", "application/gzip")
+        connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders()
+        sock = connection.sock
+        view = memoryview(body)
+        for start in range(0, len(body), 1 << 16):
+            # over TLS the socket may be readable for TLS's own records: only plain HTTP looks early
+            if parts.scheme != "https" and select.select([sock], [], [], 0)[0]:
+                break  # answered early
+            try:
+                sock.sendall(view[start:start + (1 << 16)])
+            except (BrokenPipeError, ConnectionResetError):
+                break  # closed while we sent: its answer may be waiting
+        response = connection.getresponse()
+        return _answer(response.status, response.read(), response.reason)
+    finally:
+        connection.close()
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
@@ -83,25 +122,33 @@ def cmd_submit(args: argparse.Namespace) -> int:
             print(json.dumps(payload))
         else:
             for line in payload.get("checks", []):
-                print(line)
-            print(f"{payload.get('status', 'refused')}: {payload.get('reason') or payload.get('error') or 'ok'}")
+                print(terminal_safe(str(line)))
+            verdict = "not judged" if payload.get("platform_fault") else payload.get("status", "refused")
+            print(terminal_safe(f"{verdict}: {payload.get('reason') or payload.get('error') or 'ok'}"))
         return code
 
     try:
-        status, answer = _request(f"{server}/api/submit", key, pack(bot_dir))
+        status, answer = _upload(f"{server}/api/submit", key, pack(bot_dir))
+        if status in (401, 403):
+            print(terminal_safe(f"spite submit: {server} refused the key ({answer.get('error', status)}): "
+                                f"check --key or SPITE_BOT_KEY"), file=sys.stderr)
+            return 2
         if status != 202:
-            return done({"status": "refused", "error": answer.get("error", f"HTTP {status}")}, 1)
+            return done({"status": "refused", "error": answer.get("error", f"HTTP {status}"), "http_status": status},
+                        3 if status >= 500 else 1)
         if not args.json:
-            print(f"uploaded {answer['bot']} as version id {answer['version_id']}; checking...", flush=True)
+            print(terminal_safe(f"uploaded {answer['bot']} as version id {answer['version_id']}; checking..."),
+                  flush=True)
         deadline = time.monotonic() + args.timeout
         while time.monotonic() < deadline:
             status, version = _request(f"{server}{answer['poll']}", key)
             if status == 200 and version.get("status") != "checking":
-                return done(version, 0 if version.get("status") == "active" else 1)
+                return done(version, 0 if version.get("status") == "active" else
+                            3 if version.get("platform_fault") else 1)
             time.sleep(1)
         return done({"status": "checking", "error": f"no verdict after {args.timeout} s"}, 1)
-    except (urllib.error.URLError, OSError, ValueError) as error:
-        print(f"spite submit: cannot reach {server}: {error}", file=sys.stderr)
+    except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError, KeyError) as error:
+        print(terminal_safe(f"spite submit: cannot reach {server}: {error}"), file=sys.stderr)
         return 2
 
 
