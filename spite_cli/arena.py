@@ -159,7 +159,7 @@ def cmd_finals(args: argparse.Namespace) -> int:
     if plan.left_out:
         print(f"left out (remote bots cannot play duplicate deals): {', '.join(v.title for v in plan.left_out)}")
     if plan.precommitted:
-        print(f"seed commitment (published before, by --commit): {plan.commitment}", flush=True)
+        print(f"seed commitment (published ahead; the finals are dealt from it): {plan.commitment}", flush=True)
     else:
         print(f"seed commitment (publish it now): {plan.commitment}", flush=True)
     spite = [sys.executable, "-m", "spite_cli.main"]

@@ -263,7 +263,7 @@ def test_the_commitment_is_published_at_serve_start_and_the_finals_reveal_its_se
         assert json.loads(ahead.stdout) == {"commitment": commitment, "new": False}
         played = arena.spite("arena", "finals", str(arena.file), *data)
         assert played.returncode == 0, played.stdout + played.stderr
-        assert f"seed commitment (published before, by --commit): {commitment}" in played.stdout
+        assert f"seed commitment (published ahead; the finals are dealt from it): {commitment}" in played.stdout
         revealed = re.search(r"^seed +([0-9a-f]{32,})$", played.stdout, re.MULTILINE)
         assert revealed is not None, played.stdout
         secret = revealed.group(1)
