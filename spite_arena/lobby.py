@@ -93,10 +93,12 @@ class Lobby:
 
     def __init__(self, store: ArenaStore, params: RatingParams, per_key: int, *,
                  joins_per_minute: int = JOINS_PER_MINUTE, new_versions_per_hour: int = NEW_VERSIONS_PER_HOUR,
+                 bots_per_entrant: int | None = None, versions_per_entrant: int | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
         self.params = params
         self.per_key = per_key
+        self.bots_per_entrant, self.versions_per_entrant = bots_per_entrant, versions_per_entrant
         self.new_versions_per_hour = new_versions_per_hour
         self.joins = SlidingWindow(joins_per_minute, 60.0, clock)
         self.bots: dict[int, list[RemoteBot]] = defaultdict(list)
@@ -140,6 +142,10 @@ class Lobby:
         if entrant is None:
             raise LookupError("unknown key; use the key `spite arena add-entrant` printed for you (the organizer can "
                               "rotate it)")
+        if entrant.banned is not None:
+            raise JoinRefused(grpc.StatusCode.PERMISSION_DENIED,
+                              f"entrant {entrant.name} is banned from this competition ({entrant.banned}); "
+                              f"ask the organizer")
         try:
             check_name(name, "bot_name")
             check_label(label, "bot_version")
@@ -153,7 +159,8 @@ class Lobby:
             raise OverflowError(f"this key already plays {used} remote games at once, the competition's limit")
         try:
             version_id = self.store.remote_version(entrant.id, name, label, self.params,
-                                                   new_per_hour=self.new_versions_per_hour)
+                                                   new_per_hour=self.new_versions_per_hour,
+                                                   bots=self.bots_per_entrant, versions=self.versions_per_entrant)
         except VersionLimit as error:
             raise JoinRefused(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error)) from None
         version = self.store.version(version_id)
@@ -164,8 +171,17 @@ class Lobby:
         return bot
 
     def leave(self, bot: RemoteBot) -> None:
+        """A stream ended. A version whose last stream it was and that never played a game
+        leaves the board (:meth:`ArenaStore.retire_unplayed`): joining for a moment under ever
+        new names adds no rows."""
         if bot in self.bots[bot.version_id]:
             self.bots[bot.version_id].remove(bot)
+        if not self.bots.get(bot.version_id):
+            self.bots.pop(bot.version_id, None)
+            try:
+                self.store.retire_unplayed(bot.version_id)
+            except sqlite3.Error as error:  # a busy store: the next start retires it
+                log.warning("lobby: %s", error)
 
     def sweep(self) -> int:
         """End the streams the store no longer admits: joined with a key since rotated (or an

@@ -131,7 +131,10 @@ class Service:
         from .lobby import Lobby, start_lobby
 
         self.enter_house_bots()
-        lobby = Lobby(self.store, self.competition.rating, self.competition.limits.remote_matches)
+        limits = self.competition.limits
+        lobby = Lobby(self.store, self.competition.rating, limits.remote_matches, bots_per_entrant=limits.bots,
+                      versions_per_entrant=limits.versions)
+        self.store.retire_unplayed()  # remote versions that never played: their bots are gone with the last run
         credentials = TlsConfig(*self.competition.tls).credentials() if self.competition.tls else None
         referee = await start_lobby(self.grpc_listen, lobby, credentials)
         self.ladder = Ladder(self.competition, self.store, self.backend(), self.data, lobby=lobby, referee=referee)

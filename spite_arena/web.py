@@ -149,6 +149,9 @@ def create_app(service: Host) -> Starlette:
             entrant = store.entrant_for_key(key)
         if entrant is None:
             raise HTTPException(401, "unknown key")
+        if entrant.banned is not None:
+            raise HTTPException(403, f"entrant {entrant.name} is banned from this competition ({entrant.banned}); "
+                                     f"ask the organizer")
         return entrant
 
     def admin(request: Request) -> None:
@@ -342,6 +345,12 @@ def create_app(service: Host) -> Starlette:
             try:  # up to unpacked_mb of writing: off the event loop
                 manifest = await asyncio.to_thread(unpack_and_read)
             except (UploadError, ArenaStoreError) as error:
+                service.store.add_incident("refused", f"{entrant.name}: {error}")
+                raise HTTPException(422, str(error)) from None
+            try:
+                with service.store.transaction():
+                    service.store.check_room(entrant.id, manifest.name, bots=limits.bots, versions=limits.versions)
+            except ArenaStoreError as error:
                 service.store.add_incident("refused", f"{entrant.name}: {error}")
                 raise HTTPException(422, str(error)) from None
             vid = service.store.add_checking_version(entrant.id, manifest.name, manifest.version, "upload",

@@ -69,6 +69,20 @@ def cmd_disable(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ban(args: argparse.Namespace) -> int:
+    from spite_arena.store import ArenaStoreError
+
+    try:
+        with _store(args) as store:
+            disabled = store.ban(args.name, args.reason)
+    except ArenaStoreError as error:
+        print(f"spite arena ban: {error}", file=sys.stderr)
+        return 2
+    print(f"entrant {args.name} banned: its key is refused and {disabled} version(s) are off the ladder "
+          f"(their joined remote bots are told within a second)")
+    return 0
+
+
 def cmd_rerun_void(args: argparse.Namespace) -> int:
     with _store(args) as store:
         print(f"{store.rerun_void()} void game(s) will be played again")
@@ -193,6 +207,9 @@ def register(sub: Any) -> None:
     disable = command("disable", "take a bot version off the ladder, with a reason its owner sees", cmd_disable)
     disable.add_argument("version", type=int, help="the version id (its page is /bots/ID)")
     disable.add_argument("--reason", required=True)
+    ban = command("ban", "ban an entrant: every version off the ladder, its key refused", cmd_ban)
+    ban.add_argument("name")
+    ban.add_argument("--reason", required=True, help="shown to the entrant")
     command("rerun-void", "play void games again", cmd_rerun_void)
     incidents = command("incidents", "crashes, timeouts, platform faults, refused uploads", cmd_incidents)
     incidents.add_argument("--limit", type=int, default=50)

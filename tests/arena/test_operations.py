@@ -269,3 +269,101 @@ def test_the_commitment_is_published_at_serve_start_and_the_finals_reveal_its_se
         secret = revealed.group(1)
         verified = arena.spite("seed", "verify", "--commitment", commitment, "--seed", secret)
         assert verified.returncode == 0 and verified.stdout.startswith("OK"), verified.stdout + verified.stderr
+
+
+# -- 24.7: leaderboard spam: limits per entrant, bans, unplayed versions off the board -----
+
+def test_an_entrant_has_at_most_its_bots_and_versions_on_the_board(tmp_path: Path) -> None:
+    """24.7: any key could add permanent rows. Now ``[limits] bots`` caps an entrant's bots on
+    the board at once and ``[limits] versions`` the versions it makes in all; each refusal
+    is one line saying what to do."""
+    from spite_arena.lobby import JoinRefused
+
+    with ArenaStore(tmp_path) as store:
+        key = store.add_entrant("many")
+        lobby = Lobby(store, RatingParams(), per_key=64, bots_per_entrant=2, versions_per_entrant=3)
+        lobby.join(key, "a", "1", 1)
+        lobby.join(key, "b", "1", 1)
+        with pytest.raises(JoinRefused, match=r"has 2 bots on the board \(a, b\).*\[limits\] bots") as refused:
+            lobby.join(key, "c", "1", 1)
+        assert refused.value.code is grpc.StatusCode.RESOURCE_EXHAUSTED
+        lobby.join(key, "a", "2", 1)  # a new version of a bot on the board: room for it
+        with pytest.raises(JoinRefused, match=r"made 3 bot versions.*\(\[limits\] versions\); ask the organizer"):
+            lobby.join(key, "a", "3", 1)
+        assert sorted(v.bot for v in store.versions(entrant="many", statuses=("active",))) == ["a", "b"]
+
+
+def test_a_remote_version_that_never_played_and_left_is_not_listed(tmp_path: Path) -> None:
+    """24.7: joining for 4 s as ``zzclone1``, ``zzclone2``... left permanent active rows. A
+    version whose bot leaves before its first game is off the board (and frees its place
+    under ``bots``); the same bot and version string joining again gets it back."""
+    with ArenaStore(tmp_path) as store:
+        key = store.add_entrant("clones")
+        lobby = Lobby(store, RatingParams(), per_key=64, bots_per_entrant=1)
+        first = lobby.join(key, "zzclone1", "1", 1)
+        lobby.leave(first)
+        assert store.versions(entrant="clones", statuses=("active",)) == []
+        second = lobby.join(key, "zzclone2", "1", 1)  # the clone's place is free again
+        lobby.leave(second)
+        back = lobby.join(key, "zzclone1", "1", 1)
+        assert back.version_id == first.version_id
+        assert [v.bot for v in store.versions(entrant="clones", statuses=("active",))] == ["zzclone1"]
+        store.db.execute("UPDATE versions SET games = 1 WHERE id = ?", (back.version_id,))
+        lobby.leave(back)
+        assert [v.bot for v in store.versions(entrant="clones", statuses=("active",))] == ["zzclone1"]  # it played
+
+
+def test_a_banned_entrant_is_refused_and_its_streams_end(tmp_path: Path) -> None:
+    """24.7: ``ArenaStore.ban``: every version off the ladder with the reason, the key refused
+    (``PERMISSION_DENIED``), the joined streams ended by the lobby's sweep."""
+    from spite_arena.lobby import JoinRefused
+
+    with ArenaStore(tmp_path) as store:
+        key = store.add_entrant("spam")
+        lobby = Lobby(store, RatingParams(), per_key=64)
+        joined = lobby.join(key, "bot", "1", 1)
+        assert store.ban("spam", "spam rows") == 1
+        version = store.version(joined.version_id)
+        assert version is not None and (version.status, version.reason) == ("disabled", "banned: spam rows")
+        assert lobby.sweep() == 1
+        ended = joined.assignments.get_nowait()
+        assert isinstance(ended, JoinRefused) and "banned: spam rows" in str(ended)
+        with pytest.raises(JoinRefused, match=r"entrant spam is banned from this competition \(spam rows\)") as no:
+            lobby.join(key, "other", "1", 1)
+        assert no.value.code is grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_the_entrant_limits_are_in_the_competition_file_with_ranges(tmp_path: Path) -> None:
+    from spite_arena.config import CompetitionError, load_competition
+
+    file = tmp_path / "c.toml"
+    file.write_text("[limits]\nbots = 2\nversions = 40\n")
+    limits = load_competition(file).limits
+    assert (limits.bots, limits.versions) == (2, 40)
+    file.write_text("[limits]\nbots = 0\n")
+    with pytest.raises(CompetitionError, match=r"'limits.bots' must be a whole number in 1..100"):
+        load_competition(file)
+    file.write_text("")
+    assert (load_competition(file).limits.bots, load_competition(file).limits.versions) == (3, 100)
+
+
+@pytest.mark.slow
+def test_spite_arena_ban_takes_an_entrant_off_the_running_ladder(tmp_path: Path) -> None:
+    """24.7 end to end: ``spite arena ban`` while the entrant's remote bot plays: the bot is
+    told and exits 1, its rows leave the board, its key gets 403 with the reason."""
+    with running_arena(tmp_path) as arena:
+        key = arena.add_entrant("spam")
+        bot = arena.remote_bot("greedy", key)
+        arena.wait_for("spam's first game", lambda: [r for r in arena.get("/api/leaderboard")[1]
+                                                     if r["entrant"] == "spam" and r["games"] >= 1])
+        done = arena.spite("arena", "ban", "spam", "--reason", "rows of clones", "--data", str(arena.data))
+        assert done.returncode == 0, done.stderr
+        assert "entrant spam banned" in done.stdout
+        arena.wait_for("the bot to stop", lambda: bot.poll() is not None, timeout=60)
+        assert bot.returncode == 1
+        assert bot.stderr is not None and "banned: rows of clones" in bot.stderr.read()
+        assert not [r for r in arena.get("/api/leaderboard")[1] if r["entrant"] == "spam"]
+        status, body = arena.get("/api/me", key)
+        assert status == 403 and "banned from this competition (rows of clones)" in json.dumps(body)
+        unknown = arena.spite("arena", "ban", "nobody", "--reason", "x", "--data", str(arena.data))
+        assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1 and "no entrant 'nobody'" in unknown.stderr

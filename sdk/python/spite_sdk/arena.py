@@ -107,7 +107,8 @@ async def ladder(bot: Player, address: str, key: str, capacity: int, tls: Any,
                     task.add_done_callback(games.discard)
             except grpc.aio.AioRpcError as error:
                 if error.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.INVALID_ARGUMENT,
-                                    grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.FAILED_PRECONDITION):
+                                    grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.FAILED_PRECONDITION,
+                                    grpc.StatusCode.PERMISSION_DENIED):
                     print(f"{bot.display_name}: the arena refused to let the bot join: {error.details()}",
                           file=sys.stderr, flush=True)
                     return 1
