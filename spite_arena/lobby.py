@@ -223,6 +223,18 @@ class Lobby:
             except (asyncio.TimeoutError, TimeoutError):
                 pass
 
+    async def shutdown(self, grace_s: float = 2.0) -> None:
+        """End every joined stream (``UNAVAILABLE``: the SDKs join again when the server is
+        back) and wait up to ``grace_s`` for them to close, so that stopping the gRPC server
+        cancels no servicer (each one cancelled printed a ``CancelledError`` traceback)."""
+        for bots in self.bots.values():
+            for bot in bots:
+                bot.assignments.put_nowait(JoinRefused(grpc.StatusCode.UNAVAILABLE,
+                                                       "the arena is stopping; join again when it is back"))
+        deadline = time.monotonic() + grace_s
+        while any(self.bots.values()) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+
     def bench(self, version_id: int, title: str, reason: str) -> None:
         """End every joined stream of a version taken off the ladder, telling it why."""
         for bot in self.bots.pop(version_id, []):

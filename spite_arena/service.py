@@ -66,6 +66,8 @@ class Service:
         self.admin_token = admin_token(data)
         self.ladder: Ladder | None = None
         self.checks: set[asyncio.Task[None]] = set()
+        self.interrupted = False
+        """Stopped by SIGINT (Ctrl-C): ``spite serve`` exits 130, as every command does."""
 
     def enter_house_bots(self) -> None:
         for spec in self.competition.house_bots:
@@ -143,8 +145,12 @@ class Service:
                                                lifespan="off"))
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
+        def on_signal(sig: signal.Signals) -> None:
+            self.interrupted = self.interrupted or sig is signal.SIGINT
+            stop.set()
+
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, on_signal, sig)
         listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -190,6 +196,7 @@ class Service:
         await asyncio.gather(ladder, serving, return_exceptions=True)
         stopper.cancel()
         finals.cancel()
+        await lobby.shutdown()
         await referee.stop(grace=1.0)
         self.store.close()
         if ladder.done() and not ladder.cancelled() and ladder.exception() is not None:

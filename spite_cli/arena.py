@@ -115,6 +115,17 @@ def _workers(args: argparse.Namespace) -> list[dict[str, Any]] | str:
         return f"cannot ask {args.server}: {error}"
 
 
+def status_table(rows: list[dict[str, Any]]) -> list[str]:
+    """The leaderboard as aligned text columns (numbers never cut)."""
+    header = ("rank", "rating", "mu", "sigma", "games", "kind", "version")
+    cells = [(str(r["rank"]), f"{r['rating']:.2f}", f"{r['mu']:.2f}", f"{r['sigma']:.2f}", str(r["games"]),
+              r["kind"], f"{r['entrant']}/{r['bot']} v{r['version']} (id {r['id']})") for r in rows]
+    widths = [max(len(c[i]) for c in [header, *cells]) for i in range(len(header))]
+    def line(cols: tuple[str, ...]) -> str:
+        return "  ".join(c.rjust(w) if i < 5 else c.ljust(w) for i, (c, w) in enumerate(zip(cols, widths))).rstrip()
+    return [line(header), *(line(c) for c in cells)]
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from spite_arena.web import board_rows
 
@@ -126,15 +137,18 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(json.dumps({"paused": paused, "games": counts, "leaderboard": rows,
                           **({"workers": workers} if workers is not None else {})}))
         return 0
-    print(f"ladder {'paused' if paused else 'running'}; games {counts}")
+    print(f"ladder {'paused' if paused else 'running'}; games: {counts['done']} done, {counts['running']} running, "
+          f"{counts['pending']} pending, {counts['void']} void")
     if isinstance(workers, str):
         print(f"workers: {workers}")
     for w in workers or []:
         if isinstance(w, dict):
             print(f"  slot {w['slot']}: game {w['game'] or '-'}, played {w['played']}, failures {w['failures']}"
                   + (f", last error: {w['last_error']}" if w["last_error"] else ""))
-    for r in rows:
-        print(f"{r['rank']:>3}  {r['rating']:7.2f}  {r['entrant']}/{r['bot']} v{r['version']}  ({r['games']} games)")
+    if rows:
+        print("\n".join(status_table(rows)))
+    else:
+        print("no active versions on the board")
     return 0
 
 

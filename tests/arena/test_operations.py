@@ -367,3 +367,54 @@ def test_spite_arena_ban_takes_an_entrant_off_the_running_ladder(tmp_path: Path)
         assert status == 403 and "banned from this competition (rows of clones)" in json.dumps(body)
         unknown = arena.spite("arena", "ban", "nobody", "--reason", "x", "--data", str(arena.data))
         assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1 and "no entrant 'nobody'" in unknown.stderr
+
+
+# -- 24.15: a clean stop, a status table, an admin page that answers ----------------------
+
+def test_spite_arena_status_prints_a_table_or_json(tmp_path: Path) -> None:
+    """24.15: ``status`` printed ``games {'pending': 0, ...}``, a Python dict."""
+    import subprocess
+
+    from .conftest import REPO, SPITE
+
+    data = tmp_path / "data"
+    with ArenaStore(data) as store:
+        greedy = store.ensure_house_bot("greedy", "1", "greedy", RatingParams())
+        store.ensure_house_bot("naive", "1", "naive", RatingParams())
+        store.add_game((greedy, greedy), 1, 2)
+
+    def status(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*SPITE, "arena", "status", "--data", str(data), *extra], cwd=REPO,
+                              capture_output=True, text=True, timeout=120)
+
+    text = status()
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert lines[0] == "ladder running; games: 0 done, 0 running, 1 pending, 0 void"
+    assert "{" not in text.stdout
+    assert lines[1].split() == ["rank", "rating", "mu", "sigma", "games", "kind", "version"]
+    assert lines[2].split()[0] == "1" and lines[2].endswith("house/greedy v1 (id 1)")
+    assert lines[3].split()[0] == "2" and lines[3].endswith("house/naive v1 (id 2)") and len(lines) == 4
+    answer = json.loads(status("--json").stdout)
+    assert answer["games"]["pending"] == 1 and [r["bot"] for r in answer["leaderboard"]] == ["greedy", "naive"]
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_spite_serve_without_tracebacks(tmp_path: Path) -> None:
+    """24.15: SIGINT to ``spite serve``'s process group (Ctrl-C in a terminal) while a remote
+    bot is joined printed four ``CancelledError`` tracebacks; now the lobby ends its streams
+    first, and serve exits 130 (interrupted) with one line."""
+    import os
+    import signal
+
+    with running_arena(tmp_path) as arena:
+        key = arena.add_entrant("rb")
+        arena.remote_bot("greedy", key, SPITE_ARENA_CAPACITY="2")
+        arena.wait_for("rb's first game", lambda: [r for r in arena.get("/api/leaderboard")[1]
+                                                   if r["entrant"] == "rb" and r["games"] >= 1])
+        assert arena.process is not None
+        os.killpg(arena.process.pid, signal.SIGINT)
+        out, _ = arena.process.communicate(timeout=120)
+        assert "Traceback" not in out and "CancelledError" not in out and "ERROR" not in out, out
+        assert arena.process.returncode == 130
+        assert "spite serve: stopped (Ctrl-C)" in out
