@@ -103,6 +103,12 @@ class Lobby:
         self.joins = SlidingWindow(joins_per_minute, 60.0, clock)
         self.bots: dict[int, list[RemoteBot]] = defaultdict(list)
 
+    def joined(self) -> list[dict[str, Any]]:
+        """The joined streams, for the organizer: entrant, version id, capacity granted and
+        asked for, games in flight."""
+        return [{"entrant": b.entrant, "version_id": vid, "capacity": b.capacity, "asked": b.asked,
+                 "in_flight": b.in_flight} for vid, bots in sorted(self.bots.items()) for b in bots]
+
     def connected(self) -> set[int]:
         return {vid for vid, bots in self.bots.items() if bots}
 

@@ -85,6 +85,10 @@ class Service:
     def health(self) -> list[SlotHealth]:
         return self.ladder.health if self.ladder else []
 
+    def remote_bots(self) -> list[dict[str, Any]]:
+        """The remote bots joined now (:meth:`.lobby.Lobby.joined`)."""
+        return self.ladder.lobby.joined() if self.ladder and self.ladder.lobby else []
+
     def start_check(self, version_id: int, manifest: Path) -> None:
         """Check an upload in the background; the version goes active or refused."""
         async def check() -> None:

@@ -571,6 +571,41 @@ class ArenaStore:
                                    (status, reason, version_id)).rowcount:
                 raise ArenaStoreError(f"no bot version {version_id}")
 
+    def enable_version(self, version_id: int) -> Version:
+        """Put a disabled version (by the organizer or benched) back on the ladder; an
+        :class:`ArenaStoreError` saying what to do when it cannot go back."""
+        with self.transaction():
+            row = self.db.execute("SELECT v.entrant_id, v.bot, v.status, e.name, e.banned FROM versions v "
+                                  "JOIN entrants e ON e.id = v.entrant_id WHERE v.id = ?", (version_id,)).fetchone()
+            if row is None:
+                raise ArenaStoreError(f"no bot version {version_id} (the leaderboard and /bots/ID show the ids)")
+            if row["status"] != "disabled":
+                raise ArenaStoreError(f"version {version_id} is {row['status']}, not disabled: only a disabled "
+                                      f"version can be enabled")
+            if row["banned"] is not None:
+                raise ArenaStoreError(f"entrant {row['name']} is banned ({row['banned']}); its versions stay off")
+            other = self.db.execute("SELECT id FROM versions WHERE entrant_id = ? AND bot = ? AND status = 'active' "
+                                    "AND id != ?", (row["entrant_id"], row["bot"], version_id)).fetchone()
+            if other is not None:
+                raise ArenaStoreError(f"{row['name']}/{row['bot']} has another active version (id {other[0]}); "
+                                      f"disable that one first")
+            self.db.execute("UPDATE versions SET status = 'active', reason = '' WHERE id = ?", (version_id,))
+        version = self.version(version_id)
+        if version is None:
+            raise ArenaStoreError(f"no bot version {version_id}")
+        return version
+
+    def entrant_rows(self) -> list[dict[str, Any]]:
+        """Every entrant (not the house) for the organizer: name, ban, versions by status."""
+        rows = []
+        for entrant in self.db.execute("SELECT id, name, banned, created_at FROM entrants WHERE key_hash IS NOT NULL "
+                                       "ORDER BY id"):
+            statuses = {r["status"]: r["n"] for r in self.db.execute(
+                "SELECT status, COUNT(*) AS n FROM versions WHERE entrant_id = ? GROUP BY status", (entrant["id"],))}
+            rows.append({"name": entrant["name"], "banned": entrant["banned"], "created_at": entrant["created_at"],
+                         "versions": statuses})
+        return rows
+
     def builds_since(self, entrant_id: int, since: str) -> int:
         """Uploads of the entrant whose checks ran since ``since`` (ISO time)."""
         return int(self.db.execute("SELECT COUNT(*) FROM builds WHERE entrant_id = ? AND at >= ?",

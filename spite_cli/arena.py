@@ -83,6 +83,19 @@ def cmd_ban(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_enable(args: argparse.Namespace) -> int:
+    from spite_arena.store import ArenaStoreError
+
+    try:
+        with _store(args) as store:
+            version = store.enable_version(args.version)
+    except ArenaStoreError as error:
+        print(f"spite arena enable: {error}", file=sys.stderr)
+        return 2
+    print(f"{version.title} (id {version.id}) is back on the ladder")
+    return 0
+
+
 def cmd_rerun_void(args: argparse.Namespace) -> int:
     with _store(args) as store:
         print(f"{store.rerun_void()} void game(s) will be played again")
@@ -224,6 +237,8 @@ def register(sub: Any) -> None:
     ban = command("ban", "ban an entrant: every version off the ladder, its key refused", cmd_ban)
     ban.add_argument("name")
     ban.add_argument("--reason", required=True, help="shown to the entrant")
+    enable = command("enable", "put a disabled (or benched) version back on the ladder", cmd_enable)
+    enable.add_argument("version", type=int, help="the version id")
     command("rerun-void", "play void games again", cmd_rerun_void)
     incidents = command("incidents", "crashes, timeouts, platform faults, refused uploads", cmd_incidents)
     incidents.add_argument("--limit", type=int, default=50)

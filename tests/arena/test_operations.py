@@ -418,3 +418,38 @@ def test_ctrl_c_stops_spite_serve_without_tracebacks(tmp_path: Path) -> None:
         assert "Traceback" not in out and "CancelledError" not in out and "ERROR" not in out, out
         assert arena.process.returncode == 130
         assert "spite serve: stopped (Ctrl-C)" in out
+
+
+def test_the_admin_api_lists_entrants_confirms_disables_and_enables(tmp_path: Path) -> None:
+    """24.15: a disable answered ``{"ok": true}`` (or a 404 the page ignored), and nothing could
+    put a version back. Now each answer names the version and its status, an unknown id or a
+    second disable says so, ``enable`` puts it back, and ``/api/admin`` lists the entrants."""
+    from starlette.testclient import TestClient
+
+    from spite_arena.config import load_competition
+    from spite_arena.service import Service
+    from spite_arena.web import create_app
+
+    file = tmp_path / "c.toml"
+    file.write_text('house_bots = ["greedy"]\n')
+    service = Service(load_competition(file), tmp_path / "data")
+    service.enter_house_bots()
+    service.store.add_entrant("ann")
+    admin = {"Authorization": f"Bearer {service.admin_token}"}
+    with TestClient(create_app(service), raise_server_exceptions=False) as client:
+        vid = client.get("/api/leaderboard").json()[0]["id"]
+        done = client.post(f"/api/admin/disable/{vid}", json={"reason": "too slow"}, headers=admin).json()
+        assert done == {"ok": True, "id": vid, "version": "house/greedy v1", "status": "disabled", "reason": "too slow"}
+        again = client.post(f"/api/admin/disable/{vid}", json={"reason": "x"}, headers=admin)
+        assert again.status_code == 409 and "is disabled already" in again.json()["error"]
+        unknown = client.post("/api/admin/disable/999", json={"reason": "x"}, headers=admin)
+        assert unknown.status_code == 404 and unknown.json()["error"].startswith("no bot version 999")
+        state = client.get("/api/admin", headers=admin).json()
+        assert [e["name"] for e in state["entrants"]] == ["ann"] and state["remote"] == []
+        assert state["disabled"] == [{"id": vid, "version": "house/greedy v1", "reason": "too slow"}]
+        enabled = client.post(f"/api/admin/enable/{vid}", headers=admin).json()
+        assert enabled["status"] == "active" and [r["id"] for r in client.get("/api/leaderboard").json()] == [vid]
+        twice = client.post(f"/api/admin/enable/{vid}", headers=admin)
+        assert twice.status_code == 409 and "only a disabled version can be enabled" in twice.json()["error"]
+        assert client.post("/api/admin/enable/999", headers=admin).status_code == 404
+    service.store.close()
