@@ -247,6 +247,18 @@ class Lobby:
             bot.assignments.put_nowait(JoinRefused(grpc.StatusCode.FAILED_PRECONDITION, refusal(title, reason)))
 
 
+JOINED_METADATA = ("spite-entrant", "spite-version", "spite-capacity", "spite-capacity-asked", "spite-capacity-note")
+"""The Join stream's initial metadata: who the key is, the ladder version, and the capacity
+granted (the SDKs print it once per Join)."""
+
+
+def joined_metadata(bot: RemoteBot, title: str, per_key: int) -> tuple[tuple[str, str], ...]:
+    note = "" if bot.capacity >= bot.asked else (
+        f"capped: this key plays at most {per_key} remote games at once ([limits] remote_matches), "
+        f"{per_key - bot.capacity} of them held by its other joined bots")
+    return tuple(zip(JOINED_METADATA, (bot.entrant, title, str(bot.capacity), str(bot.asked), note)))
+
+
 def refusal(title: str, reason: str) -> str:
     """Why a version's Join is refused, and what to do."""
     if reason.startswith(("benched:", "retired:")):
@@ -272,6 +284,9 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         except JoinRefused as refused:
             await context.abort(refused.code, str(refused))
         log.info("remote bot joined: %s version %d, capacity %d", bot.entrant, bot.version_id, bot.capacity)
+        version = self.lobby.store.version(bot.version_id)
+        await context.send_initial_metadata(joined_metadata(bot, version.title if version else str(bot.version_id),
+                                                            self.lobby.per_key))
         try:
             while True:
                 assignment = await bot.assignments.get()

@@ -453,3 +453,40 @@ def test_the_admin_api_lists_entrants_confirms_disables_and_enables(tmp_path: Pa
         assert twice.status_code == 409 and "only a disabled version can be enabled" in twice.json()["error"]
         assert client.post("/api/admin/enable/999", headers=admin).status_code == 404
     service.store.close()
+
+
+# -- 24.16: what a remote bot is told ----------------------------------------------------
+
+@pytest.mark.slow
+def test_a_remote_bot_says_it_joined_and_hears_its_forfeit_for_timeouts(tmp_path: Path) -> None:
+    """24.16: a remote bot said nothing when it joined (nor that its capacity was capped), and
+    a game it forfeited for timeouts ended as "INTERNAL: Internal error from Core" (its late
+    answer was written after the referee closed the stream, which hid the MatchOver)."""
+    import os
+    import subprocess
+    import sys
+
+    from .conftest import COMPETITION, REPO
+
+    competition = (COMPETITION.replace("decision_ms = 1000", "decision_ms = 200")
+                   .replace("bank_ms = 5000", "bank_ms = 300").replace("[limits]", "[limits]\nremote_matches = 1"))
+    with running_arena(tmp_path, competition) as arena:
+        key = arena.add_entrant("slow")
+        env = {"SPITE_ARENA": arena.grpc, "SPITE_BOT_KEY": key, "SPITE_ARENA_CAPACITY": "3"}
+        bot = subprocess.Popen([sys.executable, str(REPO / "tests" / "arena" / "bots" / "sleeper" / "bot.py")],
+                               cwd=REPO, env={**os.environ, **env}, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+        arena.helpers.append(bot)
+        arena.wait_for("the sleeper to be benched and stop", lambda: bot.poll() is not None, timeout=240)
+        assert bot.stderr is not None
+        said = bot.stderr.read()
+    lines = said.splitlines()
+    joined = [line for line in lines if "joined the arena" in line]
+    assert len(joined) == 1, said
+    assert ("entrant slow, version slow/sleeper v1, 1 game at once (asked for 3; capped: this key plays at most 1 "
+            "remote games at once") in joined[0]
+    games = [line for line in lines if ": game " in line]
+    assert games and all(re.search(r"lost \(seat \d forfeits: third strike: no answer to decision", line)
+                         for line in games), said
+    assert "INTERNAL" not in said and "Internal error from Core" not in said
+    assert "the arena ended the bot's stream" in lines[-1] and "benched" in lines[-1]
