@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup sandbox browser demo test bench bench-rules bench-transport bench-referee bench-hosting bench-tournament bench-bots bench-sandbox proto clean
+.PHONY: setup sandbox browser demo test bench bench-rules bench-transport bench-referee bench-hosting bench-tournament bench-ladder bench-bots bench-sandbox proto clean
 
 setup: $(STAMP) sandbox browser
 
@@ -38,6 +38,10 @@ bench-rules: setup
 bench-tournament: setup
 	$(PY) bench/tournament_speed.py --rounds 40 --parallel 2 --transport stdio-protobuf grpc
 
+# The hosted ladder (spite serve, house bots) beside the league (spite tournament), same bots, same run.
+bench-ladder: setup
+	$(PY) bench/ladder_speed.py --seconds 60 --rounds 40 --parallel 2
+
 bench-transport: setup
 	$(PY) bench/transport_speed.py
 
@@ -59,6 +63,11 @@ bench-bots: setup
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:naive,sampler:random --games 200 --samples 8
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:planner --games 1000 --referee
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:tactician --games 200 --referee
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 200 --rollouts 40 --jobs 1
+	$(PY) bench/bot_strength.py --rules standard --pairs searcher:tactician --games 200 --rollouts 40 --jobs 1
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 100 --rollouts 160 --jobs 1
+	$(PY) bench/bot_strength.py --rules standard --pairs searcher:tactician --games 1000 --referee
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 1000 --referee
 
 bench-sandbox: setup
 	$(PY) bench/sandbox_cost.py

@@ -55,7 +55,7 @@ from spite_sdk.tactics import WEIGHTS as TACTICIAN_WEIGHTS
 from spite_sdk.tactics import tactician_plan
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = ("tactician", "planner", "sampler", "sampler-t", "greedy", "random", "naive", "skipbo-naive", "h13-like")
+BOTS = ("tactician", "planner", "searcher", "sampler", "sampler-t", "greedy", "random", "naive", "skipbo-naive", "h13-like")
 
 Agent = Callable[[Any, random.Random], list[Any]]
 """An in-process bot: (engine observation, the game's rng) -> a plan (one move or more)."""
@@ -82,9 +82,20 @@ def load_sampler_module() -> Any:
     return load_sample_module("sampler")
 
 
+ROLLOUTS = 160
+"""The searcher's rollouts per searched decision in process (``--rollouts``)."""
+SEARCHER_Z: float | None = None
+"""The searcher's significance gate in standard errors (``--searcher-z``; None: its own)."""
+
+
 def make_agent(name: str, samples: int, weights: dict[str, float] | None = None) -> Agent:
     """The named bot as an in-process agent; ``weights`` change some of the tactician's
     (:data:`spite_sdk.tactics.WEIGHTS`), for ablations."""
+    if name == "searcher":
+        from spite_sdk.search import Searcher
+        options = {} if SEARCHER_Z is None else {"z": SEARCHER_Z}
+        searcher = Searcher(rollouts=ROLLOUTS, **options)  # no clock: a fixed count, reproducible anywhere
+        return lambda view, rng: searcher.decide(view, rng)
     if name == "planner":
         return lambda view, rng: plan_turn(view)
     if name == "tactician":
@@ -274,11 +285,16 @@ def parse_pairs(text: str) -> list[tuple[str, str]]:
 
 
 def main() -> None:
+    global ROLLOUTS, SEARCHER_Z
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default="standard")
     parser.add_argument("--games", type=int, default=200, help="games per pairing (two per deal)")
     parser.add_argument("--pairs", default="", help="a:b,c:d (default: every pairing of planner, greedy, random, naive)")
     parser.add_argument("--samples", type=int, default=8, help="the sampler's samples per sampled decision")
+    parser.add_argument("--rollouts", type=int, default=ROLLOUTS,
+                        help="the searcher's rollouts per searched decision (default %(default)s)")
+    parser.add_argument("--searcher-z", type=float, default=None,
+                        help="the searcher's gate: a gain must be this many standard errors (default: its own, 2)")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                         help="worker processes (default: 2, or 1 on a one-core machine)")
@@ -299,6 +315,8 @@ def main() -> None:
         raise SystemExit(f"--weights: unknown {', '.join(sorted(unknown))}; known: {', '.join(TACTICIAN_WEIGHTS)}")
     pairs = parse_pairs(args.pairs)
     deals = max(1, args.games // 2)
+    ROLLOUTS = args.rollouts  # read by make_agent in this process and, forked, in the pool's
+    SEARCHER_Z = args.searcher_z
     if args.referee:
         env: dict[str, dict[str, str]] = {}
         for item in args.env:
@@ -326,7 +344,9 @@ def main() -> None:
           f"{'deals ++/+-/--/d':>20} {'stalemate':>9} {'other draw':>10} {'turn cap':>8} {'cpu s':>7}", flush=True)
     # Every pairing's deals are cut into chunks, all dealt to one pool: both cores stay busy
     # across pairings, and a pairing's row is printed as soon as its last chunk is in.
-    chunks_per_pair = max(1, args.jobs * 4) if args.jobs > 1 else 1
+    # With one job, chunks of 5 deals, and a running tally on stderr after each: a long run
+    # stopped early (a time limit) still says how far it got.
+    chunks_per_pair = max(1, args.jobs * 4) if args.jobs > 1 else max(1, deals // 5)
     jobs = [(args.rules, a, b, list(range(i, deals, chunks_per_pair)), args.samples, args.seed, weights)
             for a, b in pairs for i in range(min(chunks_per_pair, deals))]
     per_pair = len(jobs) // len(pairs)
@@ -338,6 +358,13 @@ def main() -> None:
         parts: list[list[float]] = []
         for part in results:
             parts.append(part)
+            if args.jobs == 1:
+                running = [sum(p[i] for p in parts) for i in range(3)]
+                played = sum(running)
+                low, high = wilson(running[0], int(played))
+                print(f"  {pairs[len(rows)][0]} v {pairs[len(rows)][1]}: {int(played)} games, W/D/L "
+                      f"{'/'.join(str(int(x)) for x in running)}, {running[0] / played:.1%} [{low:.1%}, {high:.1%}]",
+                      file=sys.stderr, flush=True)
             if len(parts) < per_pair:
                 continue
             a, b = pairs[len(rows)]

@@ -11,7 +11,8 @@ each policy (both unless ``--policies`` names one), it plays ``--games`` games w
 * ``greedy``: ``spite_sdk.policies.greedy_move``.
 
 Game *i* is dealt from seed *i*, so every run plays the same games. A decision is what a
-referee does per move: ``observe(state, seat)``, the policy, ``state.apply(move)``; the
+simulation does per move: ``observe_lazy(state, seat)`` (``--observe eager``: ``observe``,
+what the referee calls), the policy, ``state.apply(move)``; the
 clock also covers dealing each game. The clock is the process's CPU time (on an idle
 machine the same as wall time; on a shared one it is not inflated by waiting for a core),
 so the rates are one core's. It reports, per preset and policy: games, games/s,
@@ -28,7 +29,10 @@ import json
 import os
 import platform
 import random
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -40,6 +44,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from spite_engine import PRESETS, Ending, GameState, Observation, RulesError, observe, parse_rules  # noqa: E402
+
+try:  # the simulation path (engine API 2); a baseline older than it has only observe
+    from spite_engine import observe_lazy  # noqa: E402
+except ImportError:  # pragma: no cover - only under --baseline with an older revision
+    observe_lazy = observe
+OBSERVERS = {"lazy": observe_lazy, "eager": observe}
 from spite_sdk.policies import greedy_move, random_move  # noqa: E402
 
 POLICIES = ("random", "greedy")
@@ -85,9 +95,11 @@ class Result:
                 "endings": {e.value: self.share(e) for e in ENDINGS}, "adjudicated": self.adjudicated_share}
 
 
-def play(spec: str, policy: str, games: int) -> Result:
-    """Play ``games`` games of ``spec`` with every seat on ``policy``, timed."""
+def play(spec: str, policy: str, games: int, observer: str = "lazy") -> Result:
+    """Play ``games`` games of ``spec`` with every seat on ``policy``, timed; ``observer``
+    ``lazy`` (``observe_lazy``, the simulation path) or ``eager`` (``observe``, the referee's)."""
     rules = parse_rules(spec)
+    look = OBSERVERS[observer]
     result = Result(rules.name, policy)
     started = time.process_time()
     for seed in range(games):
@@ -99,7 +111,7 @@ def play(spec: str, policy: str, games: int) -> Result:
             choose = lambda view: random_move(view, rng)  # noqa: E731
         decisions = 0
         while state.outcome is None:
-            state.apply(choose(observe(state, state.to_move)))
+            state.apply(choose(look(state, state.to_move)))
             decisions += 1
         result.decisions += decisions
         result.endings[state.outcome.ending.value] += 1
@@ -158,6 +170,50 @@ def print_report(results: list[Result], info: dict[str, Any]) -> None:
         print(plain_line(result))
 
 
+def _child_run(path: str | None, specs: list[str], policies: list[str], games: int,
+               observer: str) -> dict[str, Any]:
+    """One run of this script in a fresh process; ``path`` first on PYTHONPATH (a baseline's tree)."""
+    env = dict(os.environ)
+    if path is not None:
+        env["PYTHONPATH"] = os.pathsep.join([f"{path}/engine", f"{path}/sdk/python", env.get("PYTHONPATH", "")])
+    command = [sys.executable, str(Path(__file__).resolve()), "--json", "--games", str(games),
+               "--presets", ",".join(specs), "--policies", ",".join(policies), "--observe", observer]
+    out = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
+    return json.loads(out)  # type: ignore[no-any-return]
+
+
+def compare_with_baseline(revision: str, rounds: int, specs: list[str], policies: list[str], games: int,
+                          as_json: bool, observer: str = "lazy") -> int:
+    """The figures of ``revision`` and of the working tree, measured interleaved in this run."""
+    with tempfile.TemporaryDirectory(prefix="rules-speed-baseline-") as tree:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "engine", "sdk/python"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tree], input=archive, check=True)
+        runs: dict[str, list[dict[str, Any]]] = {"baseline": [], "current": []}
+        for round_number in range(rounds):
+            for name, path in (("baseline", tree), ("current", None)):
+                runs[name].append(_child_run(path, specs, policies, games, observer))
+                print(f"  round {round_number + 1}/{rounds}: {name} done", file=sys.stderr)
+    rows = []
+    for index, first in enumerate(runs["current"][0]["results"]):
+        per = {name: [run["results"][index]["decisions_per_second"] for run in runs[name]] for name in runs}
+        rows.append({"rules": first["rules"], "policy": first["policy"], "games": first["games"],
+                     "baseline": per["baseline"], "current": per["current"],
+                     "ratio": statistics.median(per["current"]) / statistics.median(per["baseline"])})
+    info = machine()
+    if as_json:
+        json.dump({"machine": info, "baseline": revision, "rounds": rounds, "rows": rows}, sys.stdout, indent=2)
+        print()
+        return 0
+    print(f"decisions/s per CPU second, {revision} (baseline) against the working tree, {rounds} interleaved "
+          f"rounds, {info['cpu']}, {info['date']}")
+    for row in rows:
+        print(f"rules_speed rules={row['rules']} policy={row['policy']} games={row['games']} "
+              f"baseline={','.join(map(str, row['baseline']))} current={','.join(map(str, row['current']))} "
+              f"ratio_of_medians={row['ratio']:.3f}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=DEFAULT_GAMES,
@@ -168,6 +224,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated policies (default: %(default)s); the engine's target figure is "
                              "--presets standard --policies greedy")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
+    parser.add_argument("--observe", choices=tuple(OBSERVERS), default="lazy",
+                        help="lazy: observe_lazy, the simulation path (default); eager: observe, the referee's")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="also measure git revision REV's engine and SDK, interleaved, in the same run")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each version with --baseline (default 3)")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
@@ -181,10 +242,13 @@ def main(argv: list[str] | None = None) -> int:
             parse_rules(spec)  # a bad spec fails here, before any game
         except RulesError as error:
             parser.error(str(error))
+    if args.baseline:
+        return compare_with_baseline(args.baseline, args.rounds, specs, policies, args.games, args.json,
+                                     args.observe)
     results = []
     for spec in specs:
         for policy in policies:
-            results.append(play(spec, policy, args.games))
+            results.append(play(spec, policy, args.games, args.observe))
             if not args.json:
                 print(f"  {spec} / {policy}: done", file=sys.stderr)
     info = machine()

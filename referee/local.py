@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import AsyncIterator, Awaitable, Callable, Sequence
@@ -22,6 +21,7 @@ from .launcher import BotProcess, ExitInfo
 from .match import Match, MatchConfig, Seat
 from .replay import bot_log_path
 from .sandbox import Isolation, default_limits, detect, runtime_hints
+from .scratch import OwnedScratch, socket_directory
 from .server import RunningReferee, start_referee, unix_address
 from .stdio import serve_stdio_seat
 
@@ -43,7 +43,7 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
     bubblewrap no bot can read ``log_dir``, the replay directory, the paths in ``hide``
     (e.g. the tournament store) or another seat's home.
     """
-    with tempfile.TemporaryDirectory(prefix="spite-") as scratch:
+    with OwnedScratch("spite-", socket_directory()) as scratch:  # locked by this process: a kill leaves it for the next start to remove
         root = Path(scratch)
         root.chmod(0o711)  # bots running as uids of their own pass through to their home and the socket
         sockets = root / "referee"

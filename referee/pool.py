@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -37,6 +36,7 @@ from .local import LocalMatch, close_to_others, connectable, launch_bot, reachab
 from .replay import bot_log_path
 from .manifest import BotManifest
 from .match import Match, MatchConfig, Seat
+from .scratch import OwnedScratch, socket_directory
 from .server import RunningReferee, start_referee, unix_address
 from .stdio import serve_stdio_seat
 from .warm import WarmLine, WarmLines
@@ -87,7 +87,7 @@ class BotPool:
         self.idle: list[PooledProcess] = []
         self.started = 0
         """Processes started so far (a test's measure of reuse)."""
-        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._scratch: OwnedScratch | None = None
         self._referee: RunningReferee | None = None
         self._reach: contextlib.AbstractAsyncContextManager[tuple[str, Path]] | None = None
         self._address = ""
@@ -114,7 +114,7 @@ class BotPool:
 
     async def start(self) -> None:
         """Start the pool's referee, the one every match of the pool is played on."""
-        self._scratch = tempfile.TemporaryDirectory(prefix="spite-")  # short: a Unix socket path has ~107 bytes
+        self._scratch = OwnedScratch("spite-", socket_directory())  # a Unix socket's path has 107 bytes; swept after a kill
         self.root.chmod(0o711)  # bots running as uids of their own pass through to their home and the socket
         sockets = self.root / "referee"
         sockets.mkdir(mode=0o711)
@@ -156,11 +156,12 @@ class BotPool:
                 directory.mkdir(parents=True, exist_ok=True)
         close_to_others(hidden)
         seeds = deal_seeds(config)
+        view = _sandbox_view(hidden, log_dir)
         used: list[PooledProcess] = []
         try:
             for seat, bot in zip(match.seats, bots):
                 match.expect_process(seat)
-                key = (_identity(bot), hidden, str(log_dir))
+                key = (_identity(bot), view)
                 log_path = bot_log_path(log_dir, match.match_id, seat.index, bot.name) if log_dir else None
                 pooled = await self._warm_one(key, seeds, match, seat, bot_seed, log_path)
                 if pooled is None:
@@ -283,6 +284,18 @@ class BotPool:
         if pooled.line is not None and arena_lines is not None:
             arena_lines.forget(pooled.line)
         return info
+
+
+def _sandbox_view(hidden: tuple[Path, ...], log_dir: Path | None) -> tuple[object, ...]:
+    """What a process's sandbox was made with that a later match must share to be played on
+    it: the paths it hides, less those inside another hidden path (hidden with it), and the log
+    directory unless it is one of those (a hosted ladder's ``DATA/logs/GAME``, a directory per
+    game under the hidden ``DATA/logs``, so every game of the ladder can go to a warm process)."""
+    def covered(path: Path) -> bool:
+        return any(other != path and other in path.parents for other in hidden)
+
+    return (tuple(sorted({str(p) for p in hidden if not covered(p)})),
+            None if log_dir is None or covered(log_dir) else str(log_dir))
 
 
 def _identity(bot: BotManifest) -> tuple[object, ...]:

@@ -43,6 +43,9 @@ TOKEN_METADATA = "spite-token"
 ADMIN_METADATA = "spite-admin-token"
 
 SERVER_OPTIONS = [
+    # A port another process listens on is refused, never shared: with gRPC's default
+    # SO_REUSEPORT a second server on the same port started silently and took half the calls.
+    ("grpc.so_reuseport", 0),
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
     ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
     # Notice a dead bot quickly: ping idle connections every 10 s, give up after 5 s.

@@ -88,7 +88,7 @@ class Ladder:
                         time_control=self.competition.time_control, games=1, seed=game.seed,
                         bot_seed=game.bot_seed, policy=self.competition.policy,
                         replay_dir=str(self.data / "replays"), log_dir=str(self.data / "logs" / str(game.id)),
-                        hide=hide, hide_names=True)
+                        hide=hide, hide_names=True, reuse="warm")
 
     def _remote(self, versions: dict[int, Version], vid: int) -> bool:
         version = versions.get(vid)

@@ -13,10 +13,9 @@ import logging
 import os
 import secrets
 import signal
-import socket
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from referee.manifest import ManifestError, resolve_bot
 from tournaments.backends import Backend, DaskBackend, LocalBackend
@@ -54,8 +53,10 @@ class ServeError(RuntimeError):
 
 class Service:
     def __init__(self, competition: Competition, data: Path, *, web: str = "127.0.0.1:8000",
-                 grpc_listen: str = "127.0.0.1:50051", scheduler: str | None = None) -> None:
+                 grpc_listen: str = "127.0.0.1:50051", scheduler: str | None = None,
+                 trusted_proxies: Sequence[str] = ()) -> None:
         self.competition = competition
+        self.trusted_proxies = tuple(trusted_proxies)
         self.data = data
         self.web_address = split_address(web, "--web")
         self.scheduler = scheduler
@@ -130,6 +131,8 @@ class Service:
     async def run(self, ready: Any = None) -> None:
         import uvicorn
 
+        from spite_web.serving import ListenError, bind_listener, server_config
+
         from .web import create_app
 
         from referee.server import TlsConfig
@@ -145,8 +148,7 @@ class Service:
         referee = await start_lobby(self.grpc_listen, lobby, credentials)
         self.ladder = Ladder(self.competition, self.store, self.backend(), self.data, lobby=lobby, referee=referee)
         host, port = self.web_address
-        server = uvicorn.Server(uvicorn.Config(create_app(self), host=host, port=port, log_level="warning",
-                                               lifespan="off"))
+        server = uvicorn.Server(server_config(create_app(self), host, port, trusted_proxies=self.trusted_proxies))
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
         def on_signal(sig: signal.Signals) -> None:
@@ -155,15 +157,10 @@ class Service:
 
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, on_signal, sig)
-        listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            listener.bind((host, port))
-        except OSError as error:
-            listener.close()
-            raise OSError(f"the web server cannot listen on {host}:{port}: {error.strerror}") from None
-        listener.listen(128)
-        listener.setblocking(False)
+            listener = bind_listener(host, port, "--web", "another spite serve")
+        except ListenError as error:
+            raise OSError(str(error)) from None
         serving = loop.create_task(server.serve(sockets=[listener]))
         while not server.started:
             if serving.done():

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import re
 import shutil
 import time
 from collections import defaultdict, deque
@@ -44,6 +45,7 @@ from starlette.templating import Jinja2Templates
 
 from referee.manifest import BotManifest
 from spite_web.app import HERE as WEB_HERE
+from spite_web.app import number_too_large
 
 from .config import Competition
 from .ladder import SlotHealth
@@ -74,6 +76,20 @@ def game_dict(game: Any, titles: dict[int, str]) -> dict[str, Any]:
 
 
 SMALL_BODY = 16 * 1024
+WRONG_KEYS_PER_MINUTE = 20
+
+
+def without_server_paths(text: str, data: Path) -> str:
+    """``text`` for a client: an upload's folder on this server (``DATA/uploads/NAME/incoming-N``,
+    ``.../vN``) becomes ``<your upload>``, any other path under the data directory
+    ``DATA/...`` -- the server's layout is nobody else's business."""
+    roots = sorted({str(data), str(data.absolute()), str(data.resolve())}, key=len, reverse=True)
+    for root in roots:  # a whole path only: "data" is not replaced inside "metadata/..."
+        prefix = r"(?<![\w./-])" + re.escape(root.rstrip("/"))
+        text = re.sub(prefix + r"/uploads/[^/\s]+/(?:incoming-\d+|v\d+)", "<your upload>", text)
+        text = re.sub(prefix + (r"(?![\w.-])" if root.startswith("/") else "(?=/)"), "DATA", text)
+    return text
+
 
 
 async def small_body(request: Request) -> Any:
@@ -90,6 +106,8 @@ async def small_body(request: Request) -> Any:
         return json.loads(body or b"{}")
     except ValueError:
         raise HTTPException(400, "the body must be JSON") from None
+    except RecursionError:  # 16 KiB of "[" nests deeper than the parser's stack
+        raise HTTPException(400, "the body's JSON nests too deep") from None
 
 
 class RateLimiter:
@@ -98,6 +116,14 @@ class RateLimiter:
     def __init__(self, per_minute: int) -> None:
         self.per_minute = per_minute
         self.seen: dict[str, deque[float]] = defaultdict(deque)
+
+    def full(self, key: str) -> bool:
+        """Whether ``key`` used up its minute (without counting this look)."""
+        times = self.seen.get(key)
+        now = time.monotonic()
+        while times and times[0] < now - 60:
+            times.popleft()
+        return bool(times) and len(times or ()) >= self.per_minute
 
     def allow(self, key: str) -> bool:
         now = time.monotonic()
@@ -134,6 +160,19 @@ def create_app(service: Host) -> Starlette:
     limits = service.competition.limits
     limiter = RateLimiter(limits.requests_per_minute)
     registrations = RateLimiter(10)
+    wrong_keys = RateLimiter(WRONG_KEYS_PER_MINUTE)
+    """Per client address: unknown entrant keys and wrong admin tokens. Past the limit the
+    address is answered 429 before any key is looked at, so keys cannot be guessed at speed."""
+
+    def client_address(request: Request) -> str:
+        """The TCP peer; a proxy's X-Forwarded-For only with ``spite serve --trusted-proxy``
+        (uvicorn then puts the client it names here)."""
+        return request.client.host if request.client else "?"
+
+    def check_wrong_keys(request: Request) -> None:
+        if wrong_keys.full(client_address(request)):
+            raise HTTPException(429, f"more than {WRONG_KEYS_PER_MINUTE} wrong keys a minute from this address; "
+                                     "wait a minute")
 
     def reader() -> ArenaStore:
         return ArenaStore(data, readonly=True)
@@ -145,12 +184,14 @@ def create_app(service: Host) -> Starlette:
         return header[7:].strip()
 
     def entrant_of(request: Request) -> Entrant:
+        check_wrong_keys(request)
         key = bearer(request)
         if not limiter.allow(hash_key(key)):
             raise HTTPException(429, f"more than {limits.requests_per_minute} requests a minute with this key")
         with reader() as store:
             entrant = store.entrant_for_key(key)
         if entrant is None:
+            wrong_keys.allow(client_address(request))
             raise HTTPException(401, "unknown key")
         if entrant.banned is not None:
             raise HTTPException(403, f"entrant {entrant.name} is banned from this competition ({entrant.banned}); "
@@ -158,8 +199,10 @@ def create_app(service: Host) -> Starlette:
         return entrant
 
     def admin(request: Request) -> None:
+        check_wrong_keys(request)
         key = bearer(request)
         if not service.admin_token or not hmac.compare_digest(hash_key(key), hash_key(service.admin_token)):
+            wrong_keys.allow(client_address(request))
             raise HTTPException(403, "this needs the organizer's admin token")
 
     def page(name: str, request: Request, **context: Any) -> Response:
@@ -218,7 +261,8 @@ def create_app(service: Host) -> Starlette:
             versions = store.versions(entrant=entrant.name)
         return JSONResponse({"entrant": entrant.name, "versions": [
             {"id": v.id, "bot": v.bot, "version": v.version, "label": v.label, "kind": v.kind, "status": v.status,
-             "reason": v.reason, "checks": list(v.checks), "platform_fault": v.platform_fault,
+             "reason": without_server_paths(v.reason, data), "checks": [without_server_paths(c, data) for c in v.checks],
+             "platform_fault": v.platform_fault,
              "rating": round(v.conservative, 3), "games": v.games}
             for v in versions]})
 
@@ -229,7 +273,8 @@ def create_app(service: Host) -> Starlette:
         if version is None or version.entrant != entrant.name:
             raise HTTPException(404, f"you have no bot version {request.path_params['vid']}")
         return JSONResponse({"id": version.id, "bot": version.bot, "version": version.version,
-                             "status": version.status, "reason": version.reason, "checks": list(version.checks),
+                             "status": version.status, "reason": without_server_paths(version.reason, data),
+                             "checks": [without_server_paths(c, data) for c in version.checks],
                              "platform_fault": version.platform_fault})
 
     def own_seat(request: Request) -> tuple[Any, int]:
@@ -273,7 +318,7 @@ def create_app(service: Host) -> Starlette:
         code = service.competition.invite_code
         if not code:
             raise HTTPException(404, "registration is closed: ask the organizer for a key")
-        if not registrations.allow(request.client.host if request.client else "?"):
+        if not registrations.allow(client_address(request)):
             raise HTTPException(429, "too many registrations from this address; try later")
         body = await small_body(request)
         if not isinstance(body, dict) or not isinstance(body.get("name"), str) or \
@@ -447,32 +492,33 @@ def create_app(service: Host) -> Starlette:
 
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
+        message = without_server_paths(str(error.detail), data)
         if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": str(error.detail), "status": error.status_code},
+            return JSONResponse({"error": message, "status": error.status_code},
                                 status_code=error.status_code, headers=error.headers)
         return HTMLResponse(templates.get_template("error.html").render(
-            competition=service.competition.name, status=error.status_code, message=str(error.detail)),
+            competition=service.competition.name, status=error.status_code, message=message),
             status_code=error.status_code)
 
     routes = [
         Route("/", index),
-        Route("/bots/{vid:int}", bot_page),
+        Route("/bots/{vid:id}", bot_page),
         Route("/api/leaderboard", api_leaderboard),
         Route("/api/games", api_games),
-        Route("/api/bots/{vid:int}", api_bot),
+        Route("/api/bots/{vid:id}", api_bot),
         Route("/api/me", api_me),
-        Route("/api/me/versions/{vid:int}", api_my_version),
-        Route("/api/me/versions/{vid:int}/logs", api_my_check_logs),
-        Route("/api/me/logs/{gid:int}/{seat:int}", api_my_log),
-        Route("/api/me/replays/{gid:int}/{seat:int}", api_my_replay),
+        Route("/api/me/versions/{vid:id}", api_my_version),
+        Route("/api/me/versions/{vid:id}/logs", api_my_check_logs),
+        Route("/api/me/logs/{gid:id}/{seat:id}", api_my_log),
+        Route("/api/me/replays/{gid:id}/{seat:id}", api_my_replay),
         Route("/api/submit", api_submit, methods=["POST"]),
         Route("/api/register", api_register, methods=["POST"]),
         Route("/me", me_page),
         Route("/admin", admin_page),
         Route("/api/admin", api_admin),
-        Route("/api/admin/disable/{vid:int}", api_admin_disable, methods=["POST"]),
-        Route("/api/admin/enable/{vid:int}", api_admin_enable, methods=["POST"]),
+        Route("/api/admin/disable/{vid:id}", api_admin_disable, methods=["POST"]),
+        Route("/api/admin/enable/{vid:id}", api_admin_enable, methods=["POST"]),
         Route("/api/admin/{action}", api_admin_action, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(WEB_HERE / "static")), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+    return Starlette(routes=routes, exception_handlers={HTTPException: http_error, OverflowError: number_too_large})

@@ -12,10 +12,44 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .common import SQLITE_MAGIC, UsageError, output_dir, ranged_int, store_tables
 
-def _store(args: argparse.Namespace) -> Any:
+
+def check_arena_data(data: Path, *, create: bool) -> None:
+    """Refuse, with :class:`UsageError` and before SQLite writes a byte, a ``--data`` that is a
+    file, holds a damaged ``arena.db`` or another kind of store (a tournament's), or (unless
+    ``create``: ``add-entrant``, ``serve``) holds no store at all -- instead of making an empty
+    one that would answer "no entrants" or "paused" about a competition that does not exist."""
+    from spite_arena.store import STORE_FILE
+
+    if data.exists() and not data.is_dir():
+        raise UsageError(f"--data {data} is a file; the competition's data directory is expected")
+    store = data / STORE_FILE
+    if store.is_dir():
+        raise UsageError(f"{store} is a directory; remove it, or pass another --data")
+    if not store.exists():
+        if create:
+            output_dir("--data", data)
+            return
+        raise UsageError(f"no arena store in {data} (start the competition with `spite serve FILE --data {data}`, "
+                         f"or add an entrant with `spite arena add-entrant NAME --data {data}`)")
+    try:
+        with open(store, "rb") as handle:
+            head = handle.read(len(SQLITE_MAGIC))
+    except OSError as error:
+        raise UsageError(f"cannot read the arena store {store}: {error.strerror}") from None
+    if head != SQLITE_MAGIC:
+        raise UsageError(f"{store} is not an arena store (not an SQLite database); it was left untouched")
+    tables = store_tables(store, "the arena store")
+    if "versions" not in tables or "entrants" not in tables:
+        what = "a tournament results store" if "tournaments" in tables else "another SQLite database"
+        raise UsageError(f"{store} is {what}, not an arena store; it was left untouched. Pass another --data")
+
+
+def _store(args: argparse.Namespace, *, create: bool = False) -> Any:
     from spite_arena.store import ArenaStore
 
+    check_arena_data(Path(args.data), create=create)
     return ArenaStore(args.data)
 
 
@@ -23,7 +57,7 @@ def cmd_add_entrant(args: argparse.Namespace) -> int:
     from spite_arena.store import ArenaStoreError
 
     try:
-        with _store(args) as store:
+        with _store(args, create=True) as store:
             key = store.add_entrant(args.name)
     except ArenaStoreError as error:
         print(f"spite arena add-entrant: {error}", file=sys.stderr)
@@ -220,7 +254,7 @@ def register(sub: Any) -> None:
     def command(name: str, help: str, func: Any) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = commands.add_parser(name, help=help)
         parser.add_argument("--data", default="arena-data", help="the competition's data directory")
-        parser.set_defaults(func=func)
+        parser.set_defaults(func=func, command_name=f"arena {name}")
         return parser
 
     add = command("add-entrant", "add an entrant and print its API key (once)", cmd_add_entrant)
@@ -232,7 +266,8 @@ def register(sub: Any) -> None:
     command("pause", "stop scheduling new ladder games", cmd_flag)
     command("resume", "schedule ladder games again", cmd_flag)
     disable = command("disable", "take a bot version off the ladder, with a reason its owner sees", cmd_disable)
-    disable.add_argument("version", type=int, help="the version id (its page is /bots/ID)")
+    disable.add_argument("version", type=ranged_int(1, 2**63 - 1, "the version id"),
+                         help="the version id (its page is /bots/ID)")
     disable.add_argument("--reason", required=True)
     ban = command("ban", "ban an entrant: every version off the ladder, its key refused", cmd_ban)
     ban.add_argument("name")
@@ -241,7 +276,7 @@ def register(sub: Any) -> None:
     enable.add_argument("version", type=int, help="the version id")
     command("rerun-void", "play void games again", cmd_rerun_void)
     incidents = command("incidents", "crashes, timeouts, platform faults, refused uploads", cmd_incidents)
-    incidents.add_argument("--limit", type=int, default=50)
+    incidents.add_argument("--limit", type=ranged_int(1, 100_000, "--limit"), default=50)
     incidents.add_argument("--json", action="store_true")
     finals = command("finals", "pause the ladder and play the finals of its top versions (duplicate deals, "
                      "stop when separated, tau 0, committed seed)", cmd_finals)

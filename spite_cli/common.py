@@ -4,6 +4,8 @@ options, the checks of paths given on the command line, a console for tables."""
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 from pathlib import Path
 from typing import Callable, NoReturn
@@ -118,6 +120,60 @@ def check_store(path: Path, *, must_exist: bool) -> None:
     if head and head != SQLITE_MAGIC:
         raise UsageError(f"{path} is not a Spite Arena results store (not an SQLite database); "
                          "it was left untouched. Pass another --db")
+    if head:
+        tables = store_tables(path)
+        if tables and "tournaments" not in tables:  # not even a tournament runner would write there
+            what = "an arena store (spite serve's arena.db)" if "versions" in tables else "another SQLite database"
+            raise UsageError(f"--db {path} is {what}, not a tournament results store; it was left untouched")
+
+
+def output_file(option: str, path: Path) -> Path:
+    """The one rule for files a command writes (``--db``, ``--html``, ``seed commit --out``):
+    the file may be new, its directory must exist -- a missing one is refused with
+    :class:`UsageError` naming it, never created (it is more often a typo than a wish)."""
+    if path.is_dir():
+        raise UsageError(f"{option} {path} is a directory; a file is expected")
+    if not path.parent.is_dir():
+        raise UsageError(f"{option} {path}: no directory {path.parent}; create it first, or choose another path")
+    return path
+
+
+def output_dir(option: str, path: Path) -> Path:
+    """The rule for directories a command writes into (``--replay-dir``, ``--log-dir``, ``--data``):
+    created with their parents when missing; a file in their place, or one that cannot be
+    created (under ``/proc``, read-only), is a :class:`UsageError`."""
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{option} {path} is a file; a directory is expected")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"{option} {path}: cannot create the directory ({error.strerror or error})") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {path}: the directory is not writable")
+    return path
+
+
+def store_tables(path: Path, what: str = "--db") -> set[str]:
+    """The tables of the SQLite file ``path``, read without writing a byte
+    (:func:`spite_web.cli.store_tables`); a damaged file is a :class:`UsageError`."""
+    from spite_web.cli import store_tables as read_tables
+
+    tables = read_tables(path)
+    if tables is None:
+        raise UsageError(f"{what} {path} is damaged (not a readable SQLite database); it was left untouched")
+    return tables
+
+
+SCHEDULER = re.compile(r"(?:(?:tcp|tls|inproc|ucx|ws|wss)://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})")
+
+
+def scheduler_address(text: str) -> str:
+    """An argparse ``type`` for a Dask scheduler's address, ``tcp://HOST:PORT``."""
+    found = SCHEDULER.fullmatch(text)
+    if found is None or not 0 < int(found.group(1)) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a scheduler address; expected tcp://HOST:PORT "
+                                         "(e.g. tcp://127.0.0.1:8786)")
+    return text
 
 
 def fail(command: str, message: str, code: int = USAGE) -> int:

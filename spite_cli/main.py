@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # here, so a reader that left (`| head`) is caught below, not at exit
         return code
     except UsageError as error:
-        print(f"spite {args.command}: {error}", file=sys.stderr)
+        print(f"spite {getattr(args, 'command_name', args.command)}: {error}", file=sys.stderr)
         return USAGE
     except KeyboardInterrupt:
         print(f"\nspite {args.command}: interrupted", file=sys.stderr)

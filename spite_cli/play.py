@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 import tempfile
@@ -28,7 +29,8 @@ from referee.manifest import SAMPLE_BOTS
 from tournaments import botlogs
 
 from . import render
-from .common import BOT_FAILED, OK, PLATFORM, QuietConsole, add_match_options, err_console, fail, print_json, time_control, wide_console
+from .common import (BOT_FAILED, OK, PLATFORM, QuietConsole, UsageError, add_match_options, err_console, fail, output_dir,
+                     print_json, time_control, wide_console)
 
 def sample_bot_names() -> list[str]:
     return sorted(p.parent.name for p in SAMPLE_BOTS.glob("*/bot.toml"))
@@ -52,6 +54,17 @@ def cmd_play(args: argparse.Namespace) -> int:
                              Policy(args.policy), replay_dir)
     except (RulesError, ManifestError, ValueError) as error:
         return fail("play", str(error).splitlines()[0] if str(error) else type(error).__name__)
+    made: list[Path] = []
+    try:  # created now, so a place nothing can be written to is one line, before any game
+        for option, directory in (("--replay-dir", replay_dir), ("--log-dir", args.log_dir)):
+            if directory:
+                made += [] if Path(directory).exists() else [Path(directory)]
+                output_dir(option, Path(directory))
+    except UsageError:
+        for directory in reversed(made):  # a bad --log-dir leaves no new replay directory behind
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+        raise
     from referee.sandbox import detect, unisolated_warning
 
     warning = unisolated_warning(detect())

@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .common import UsageError, fail, not_a_directory
+from .common import UsageError, fail, not_a_directory, ranged_float
+
 
 def listen_problem(listen: str) -> str:
     """Why the referee cannot listen on ``listen`` (``""``: it can, as far as can be told first):
@@ -123,7 +124,8 @@ def register(sub: Any) -> None:
     ref = sub.add_parser("referee", help="run a standalone referee server")
     ref.add_argument("--listen", default="127.0.0.1:50051", help="host:port or unix:/path (default 127.0.0.1:50051)")
     ref.add_argument("--admin-token-file", type=not_a_directory, metavar="FILE", help="read the admin token from FILE, or write a new one there")
-    ref.add_argument("--grace", type=float, default=5.0, help="seconds to let streams close on shutdown")
+    ref.add_argument("--grace", type=ranged_float(0, 3600), default=5.0,
+                     help="seconds to let streams close on shutdown, 0..3600 (default 5)")
     ref.add_argument("--tls-cert", metavar="FILE", help="serve TLS with this certificate chain (PEM)")
     ref.add_argument("--tls-key", metavar="FILE", help="the certificate's private key (PEM)")
     ref.add_argument("--tls-client-ca", metavar="FILE",

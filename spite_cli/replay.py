@@ -23,7 +23,7 @@ from spite_engine.outcome import EventKind
 from spite_engine.record import check_rule_set_name
 
 from . import render
-from .common import BOT_FAILED, OK, USAGE, QuietConsole, existing_file, fail, ranged_int
+from .common import BOT_FAILED, OK, USAGE, QuietConsole, existing_file, fail, output_file, ranged_int
 
 
 @dataclass
@@ -169,6 +169,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return fail("replay", f"--as-seat must be 0..{record.rules.players - 1}", USAGE)
     if args.html:
         from spite_web.standalone import write_html
+
+        output_file("--html", Path(args.html))
 
         print(f"{args.file}: viewer written to {write_html(loaded, Path(args.html), Path(args.file).name, args.as_seat)}")
         return OK

@@ -8,13 +8,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .common import check_store
+from .common import check_store, output_file
 
 def cmd_seed_commit(args: argparse.Namespace) -> int:
     from tournaments import seeds
 
     secret = seeds.new_secret()
-    path = Path(args.out)
+    path = output_file("--out", Path(args.out))
     try:
         seeds.write_secret(path, secret)
     except FileExistsError:
@@ -105,17 +105,17 @@ def register(sub: Any) -> None:
     seed_sub = seed.add_subparsers(dest="seed_command", required=True)
     commit = seed_sub.add_parser("commit", help="write a new secret seed file and print the commitment to publish")
     commit.add_argument("--out", default="seed.secret", help="the new seed file, mode 0600 (default seed.secret)")
-    commit.set_defaults(func=cmd_seed_commit)
+    commit.set_defaults(func=cmd_seed_commit, command_name="seed commit")
     verify = seed_sub.add_parser("verify", help="check that a revealed seed opens a published commitment")
     verify.add_argument("--commitment", required=True, help="the published sha256:...")
     given = verify.add_mutually_exclusive_group(required=True)
     given.add_argument("--seed", help="the revealed seed (hex)")
     given.add_argument("--seed-file", help="a file holding it")
-    verify.set_defaults(func=cmd_seed_verify)
+    verify.set_defaults(func=cmd_seed_verify, command_name="seed verify")
     reveal = seed_sub.add_parser("reveal", help="print a finished tournament's committed seed")
     reveal.add_argument("--db", default="spite.db", help="the results store (default spite.db)")
     reveal.add_argument("--tournament", help="a tournament's name or id (default: the latest)")
     reveal.add_argument("--seed-file", help="the seed file (default: the tournament file's seed_file)")
-    reveal.set_defaults(func=cmd_seed_reveal)
+    reveal.set_defaults(func=cmd_seed_reveal, command_name="seed reveal")
 
     from tournaments import checkbot

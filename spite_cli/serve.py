@@ -23,6 +23,8 @@ from typing import Any
 
 from referee.labels import terminal_safe
 
+from .common import UsageError, fail, ranged_int, scheduler_address
+
 SKIPPED = {".git", "__pycache__", "node_modules", "target", ".venv"}
 
 
@@ -31,10 +33,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from spite_arena.service import Service
     from spite_arena.store import ArenaStoreError
 
+    from spite_web.serving import port_problem
+
+    from .arena import check_arena_data
+
+    for option, listen in (("--grpc", args.grpc), ("--web", args.web)):
+        problem = port_problem(listen, option, "another spite serve")
+        if problem:  # before anything is opened or written
+            return fail("serve", problem)
     try:
         competition = load_competition(args.file)
+        check_arena_data(Path(args.data), create=True)
         service = Service(competition, Path(args.data), web=args.web, grpc_listen=args.grpc,
-                          scheduler=args.scheduler)
+                          scheduler=args.scheduler, trusted_proxies=args.trusted_proxy)
         from referee.server import tune_gc
 
         tune_gc()
@@ -109,15 +120,35 @@ def _upload(url: str, key: str, body: bytes) -> tuple[int, dict[str, Any]]:
         connection.close()
 
 
+def entrant_key(args: argparse.Namespace) -> str:
+    """The entrant's key: ``--key-file``, else ``$SPITE_BOT_KEY``, else ``--key`` (with a
+    warning: a command line is readable by every user of the machine, in ``ps``)."""
+    if args.key_file:
+        try:
+            key = Path(args.key_file).read_text().strip()
+        except (OSError, UnicodeDecodeError) as error:
+            raise UsageError(f"cannot read --key-file {args.key_file}: {getattr(error, 'strerror', None) or error}") \
+                from None
+        if not key:
+            raise UsageError(f"--key-file {args.key_file} is empty")
+        return key
+    if os.environ.get("SPITE_BOT_KEY", "").strip():
+        if args.key:
+            raise UsageError("give the key once: SPITE_BOT_KEY is set, drop --key")
+        return os.environ["SPITE_BOT_KEY"].strip()
+    if args.key:
+        print("spite submit: warning: --key shows your key to every user of this machine (ps); "
+              "set SPITE_BOT_KEY or use --key-file FILE instead", file=sys.stderr, flush=True)
+        return str(args.key)
+    raise UsageError("no key: set SPITE_BOT_KEY, or pass --key-file FILE")
+
+
 def cmd_submit(args: argparse.Namespace) -> int:
     bot_dir = Path(args.bot_dir)
     if not (bot_dir / "bot.toml").is_file():
         print(f"spite submit: {bot_dir} has no bot.toml", file=sys.stderr)
         return 2
-    key = args.key or os.environ.get("SPITE_BOT_KEY", "")
-    if not key:
-        print("spite submit: pass --key KEY (or set SPITE_BOT_KEY)", file=sys.stderr)
-        return 2
+    key = entrant_key(args)
     server = args.server.rstrip("/")
 
     def done(payload: dict[str, Any], code: int) -> int:
@@ -162,13 +193,20 @@ def register(sub: Any) -> None:
     serve.add_argument("--web", default="127.0.0.1:8000", help="web pages and API address (default 127.0.0.1:8000)")
     serve.add_argument("--grpc", default="127.0.0.1:50051",
                        help="the remote bots' lobby address (default 127.0.0.1:50051)")
-    serve.add_argument("--scheduler", help="play games on a Dask cluster (tcp://HOST:8786) instead of local workers")
+    serve.add_argument("--scheduler", type=scheduler_address, metavar="tcp://HOST:8786",
+                       help="play games on a Dask cluster (tcp://HOST:8786) instead of local workers")
+    serve.add_argument("--trusted-proxy", action="append", default=[], metavar="ADDRESS",
+                       help="a reverse proxy (address or network, e.g. 127.0.0.1) whose X-Forwarded-For names the "
+                            "client; repeatable. Without it the client is the TCP peer, whatever the header says")
     serve.set_defaults(func=cmd_serve)
 
     submit = sub.add_parser("submit", help="upload a bot directory to a competition and wait for its checks")
     submit.add_argument("bot_dir", help="the bot's directory, with its bot.toml")
     submit.add_argument("--server", required=True, help="the competition's web address, http://HOST:PORT")
-    submit.add_argument("--key", help="your entrant key (default: $SPITE_BOT_KEY)")
+    submit.add_argument("--key-file", metavar="FILE", help="a file holding your entrant key (or set SPITE_BOT_KEY)")
+    submit.add_argument("--key", help="your entrant key; visible to other users in ps: prefer SPITE_BOT_KEY "
+                                      "or --key-file")
     submit.add_argument("--json", action="store_true", help="print the verdict as JSON")
-    submit.add_argument("--timeout", type=int, default=900, help="seconds to wait for the checks (default 900)")
+    submit.add_argument("--timeout", type=ranged_int(1, 86_400, "--timeout"), default=900,
+                        help="seconds to wait for the checks, 1..86400 (default 900)")
     submit.set_defaults(func=cmd_submit)

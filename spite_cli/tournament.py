@@ -16,8 +16,9 @@ from typing import Any
 from referee.manifest import ManifestError
 from spite_engine import RulesError, parse_rules
 
-from .common import (BOT_FAILED, INTERRUPTED, MAX_PARALLEL, OK, PLATFORM, USAGE, check_store, existing_file, fail,
-                     print_json, ranged_float, ranged_int, wide_console)
+from .common import (BOT_FAILED, INTERRUPTED, MAX_PARALLEL, OK, PLATFORM, USAGE, UsageError, check_store,
+                     existing_file, fail, output_file, print_json, ranged_float, ranged_int, scheduler_address,
+                     wide_console)
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -30,10 +31,13 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from .tournament_view import make_view
 
     check_store(Path(args.db), must_exist=False)
+    output_file("--db", Path(args.db))
     resume: bool | int = args.resume_id if args.resume_id is not None else args.resume
     options = RunOptions(db=Path(args.db), parallel=args.parallel, resume=resume, scheduler=args.scheduler)
     try:
         config = load_tournament(args.file)
+        if resume is True:
+            nothing_to_resume(config.name, Path(args.db))
         outcome = run_tournament(config, options, view=make_view(config, True if args.plain else None))
     except (TournamentFileError, ManifestError, TournamentError, StoreError) as error:
         return fail("tournament", str(error))
@@ -59,6 +63,19 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     if outcome.platform_void:
         return PLATFORM
     return BOT_FAILED if outcome.failing else OK
+
+
+def nothing_to_resume(name: str, db: Path) -> None:
+    """``--resume`` with no tournament of this name in ``db`` is a :class:`UsageError`: it would
+    start a new one, silently (a mistyped --db or file is the usual cause)."""
+    from tournaments.store import Store
+
+    if db.exists():
+        with Store(db, readonly=True) as store:
+            if store.tournament(name) is not None:
+                return
+    raise UsageError(f"nothing to resume: no tournament {name!r} in {db} (drop --resume to start it, "
+                     "or pass the --db it was played into)")
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -93,7 +110,7 @@ def register(sub: Any) -> None:
     tour.add_argument("--db", default="spite.db", help="the results store (default spite.db)")
     tour.add_argument("--plain", action="store_true",
                       help="one line per match, no live view (also when stdout is not a terminal)")
-    tour.add_argument("--scheduler", metavar="tcp://HOST:8786",
+    tour.add_argument("--scheduler", type=scheduler_address, metavar="tcp://HOST:8786",
                       help="run matches on a Dask cluster (pip install 'spite-arena[dask]'; docs/scaling.md)")
     tour.set_defaults(func=cmd_tournament)
 

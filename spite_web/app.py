@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
 from starlette.applications import Starlette
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
@@ -27,6 +28,30 @@ from tournaments.queries import ENDINGS, RESULTS, BadQuery, GameFilter, NotFound
 
 from . import charts
 from .replay_view import ViewError, viewer_data
+
+class RowId(Convertor[int]):
+    """A path segment that is a row id: 1 to 18 digits, so it always fits SQLite's 64-bit
+    integers. A longer number matches no route (404) instead of overflowing in a query (500)."""
+
+    regex = "[0-9]{1,18}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        return str(int(value))
+
+
+register_url_convertor("id", RowId())  # {name:id} in the routes of spite web and spite serve
+
+
+async def number_too_large(request: Request, error: Exception) -> Response:
+    """A number in the query that SQLite cannot hold (``offset=2**70``): 400, not a traceback."""
+    message = "a number in the request is too large (at most 2^63 - 1)"
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": message, "status": 400}, status_code=400)
+    return PlainTextResponse(message, status_code=400)
+
 
 HERE = Path(__file__).resolve().parent
 MATCH_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -189,18 +214,18 @@ def create_app(db: Path | str, *, referee: str | None = None, admin_token: str |
 
     routes = [
         Route("/", index),
-        Route("/tournaments/{tid:int}", leaderboard_page),
-        Route("/tournaments/{tid:int}/bots/{name}", bot_page),
-        Route("/tournaments/{tid:int}/bots/{name}/logs/{mid:int}/{seat:int}", bot_log),
+        Route("/tournaments/{tid:id}", leaderboard_page),
+        Route("/tournaments/{tid:id}/bots/{name}", bot_page),
+        Route("/tournaments/{tid:id}/bots/{name}/logs/{mid:id}/{seat:id}", bot_log),
         Route("/games", games_page),
-        Route("/replays/{mid:int}/{game:int}", replay_page),
+        Route("/replays/{mid:id}/{game:id}", replay_page),
         Route("/api/tournaments", api_tournaments),
-        Route("/api/tournaments/{tid:int}", api_tournament),
-        Route("/api/tournaments/{tid:int}/leaderboard", api_leaderboard),
-        Route("/api/tournaments/{tid:int}/ratings", api_ratings),
-        Route("/api/tournaments/{tid:int}/bots/{name}", api_bot),
+        Route("/api/tournaments/{tid:id}", api_tournament),
+        Route("/api/tournaments/{tid:id}/leaderboard", api_leaderboard),
+        Route("/api/tournaments/{tid:id}/ratings", api_ratings),
+        Route("/api/tournaments/{tid:id}/bots/{name}", api_bot),
         Route("/api/games", api_games),
-        Route("/api/replays/{mid:int}/{game:int}", api_replay),
+        Route("/api/replays/{mid:id}/{game:id}", api_replay),
         Route("/latest", _latest(queries)),
         Route("/live/{match}", live_page),
         Route("/api/live/{match}", api_live),
@@ -221,7 +246,8 @@ def create_app(db: Path | str, *, referee: str | None = None, admin_token: str |
         return templates.TemplateResponse(request, "error.html", {"db": db.name, "status": status,
                                                                   "message": message}, status_code=status)
 
-    return Starlette(routes=routes, exception_handlers={QueryError: query_error, HTTPException: http_error})
+    return Starlette(routes=routes, exception_handlers={QueryError: query_error, HTTPException: http_error,
+                                                        OverflowError: number_too_large})
 
 
 def _latest(queries: Callable[[], Queries]) -> Callable[[Request], Any]:

@@ -21,7 +21,7 @@ from typing import Any, Iterator
 
 import pytest
 
-BUILDS = ("tests/languages/", "tests/arena/test_remote_go.py")
+BUILDS = ("tests/languages/", "tests/arena/test_remote_go.py", "tests/arena/test_remote_languages.py")
 """Test files (ids from the repository root) that build sample bots in sample_bots/."""
 
 

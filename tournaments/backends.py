@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
+from referee.scratch import OwnedScratch
+
 from .jobs import JobResult, MatchJob
 
 
@@ -99,7 +101,7 @@ class LocalBackend:
             cores = sorted(os.sched_getaffinity(0))
         except (AttributeError, OSError):
             cores = []
-        self._scratch = tempfile.TemporaryDirectory(prefix="spite-workers-")
+        self._scratch = OwnedScratch("spite-workers-")  # a killed runner's is removed on the next start
         self.workers = [LocalWorker(cores[i % len(cores)] if cores else None, Path(self._scratch.name))
                         for i in range(slots)]
 

@@ -15,7 +15,7 @@ implements.
 from .cards import ACE, JACK, JOKER, KING, QUEEN, Card, card_name, parse_card
 from .moves import (IllegalMoveError, LegalMoves, MalformedMoveError, Move, MoveError, MoveKind, PASS_MOVE, Source,
                     make_move)
-from .observation import Observation, StockView, observe, observe_public, visible_events
+from .observation import LazyObservation, Observation, StockView, observe, observe_lazy, observe_public, visible_events
 from .outcome import Ending, Event, EventKind, Outcome
 from .record import GameRecord, ReplayMismatch, replay
 from .rng import keyed_shuffle
@@ -26,7 +26,7 @@ __all__ = [
     "ACE", "JACK", "JOKER", "KING", "QUEEN", "Card", "card_name", "parse_card",
     "IllegalMoveError", "LegalMoves", "MalformedMoveError", "Move", "MoveError", "MoveKind", "PASS_MOVE", "Source",
     "make_move",
-    "Observation", "StockView", "observe", "observe_public", "visible_events",
+    "LazyObservation", "Observation", "StockView", "observe", "observe_lazy", "observe_public", "visible_events",
     "Ending", "Event", "EventKind", "Outcome",
     "GameRecord", "ReplayMismatch", "replay",
     "keyed_shuffle",

@@ -51,7 +51,9 @@ def determinize(observation: Observation, rules: RuleSet, rng: random.Random, se
         del hidden[len(hidden) - count:]
         return cards
 
-    state = GameState.new(rules, seed, observation.to_move)
+    # A blank state, not a dealt one: dealing would shuffle a whole deck only to replace
+    # every pile (about half the cost of a sample in a search).
+    state = GameState.blank(rules, seed, observation.to_move)
     state.hands = [list(observation.hand) if s == observation.seat else take(size)
                    for s, size in enumerate(observation.hand_sizes)]
     state.stocks = []

@@ -20,6 +20,7 @@ replace the list instead.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Iterable
 
 from .cards import ACE, KING, Card, card_name
@@ -35,6 +36,8 @@ _MOVE, _TURN, _DRAW, _REVEAL = EventKind.MOVE, EventKind.TURN, EventKind.DRAW, E
 # Hot paths build events as (kind, seat, move, cards, count, pile) through tuple.__new__: a
 # NamedTuple's own __new__ is a Python function, and apply() logs an event every decision.
 _new = tuple.__new__
+_getrefcount = getattr(sys, "getrefcount", None)
+"""CPython's reference count; on an interpreter without it every observation is completed."""
 
 
 def centre_fits(heights: tuple[int, ...], wild: frozenset[Card]) -> tuple[int, ...]:
@@ -94,7 +97,7 @@ class GameState:
     __slots__ = ("rules", "seed", "draw_pile", "stocks", "hands", "discards", "centre", "set_aside",
                  "to_move", "turn", "outcome", "log", "cursors", "shuffles", "stuck_turns", "turn_stuck",
                  "first_seat",
-                 "_wild", "_stock_of", "_max_rank", "_fits_memo", "_stock_views", "_discard_views")
+                 "_wild", "_stock_of", "_max_rank", "_fits_memo", "_stock_views", "_discard_views", "_observed")
 
     rules: RuleSet
     seed: int
@@ -125,6 +128,10 @@ class GameState:
     ``observation._stock_views``); None when a move has changed them."""
     _discard_views: tuple[Any, ...] | None
     """The same for the discard piles."""
+    _observed: list[Any]
+    """The observations (``observation.LazyObservation``) built since the last move, whose
+    fields not yet read are still to be read from this state: ``apply`` completes those that
+    are still referenced before it changes anything."""
 
     @classmethod
     def new(cls, rules: RuleSet, seed: int, first_seat: int | None = None) -> "GameState":
@@ -158,6 +165,7 @@ class GameState:
         state.centre = [[] for _ in range(rules.centre_piles)]
         state.set_aside = []
         state._stock_views = state._discard_views = None
+        state._observed = []
         state.outcome = None
         state.cursors = [0] * rules.players
         state.stuck_turns = 0
@@ -171,6 +179,35 @@ class GameState:
         state.turn = 0
         state.to_move = first_seat
         state._start_turn()
+        return state
+
+    @classmethod
+    def blank(cls, rules: RuleSet, seed: int, first_seat: int) -> "GameState":
+        """A state with no cards anywhere, ``first_seat`` to move at turn 0, for code that sets
+        a position up pile by pile (``determinize``): no deal, so it costs no shuffle. Its
+        future shuffles are keyed by ``seed`` from shuffle number 1, as after a deal."""
+        check_seed(seed)
+        state = cls.__new__(cls)
+        state.rules, state.seed = rules, seed
+        state._wild = rules.wild_ranks
+        state._stock_of = tuple(rules.stock_of(s) for s in range(rules.players))
+        state._max_rank = rules.max_rank
+        state._fits_memo = _FITS_BY_WILD.setdefault(state._wild, {})
+        state.log = []
+        state.shuffles = 1
+        state.draw_pile, state.set_aside = [], []
+        state.stocks = [[] for _ in range(rules.stocks)]
+        state.hands = [[] for _ in range(rules.players)]
+        state.discards = [[[] for _ in range(rules.discard_piles)] for _ in range(rules.players)]
+        state.centre = [[] for _ in range(rules.centre_piles)]
+        state._stock_views = state._discard_views = None
+        state._observed = []
+        state.outcome = None
+        state.cursors = [0] * rules.players
+        state.stuck_turns = 0
+        state.turn_stuck = False
+        state.first_seat = state.to_move = first_seat
+        state.turn = 0
         return state
 
     def clone(self) -> "GameState":
@@ -191,6 +228,7 @@ class GameState:
         other.shuffles, other.stuck_turns, other.first_seat = self.shuffles, self.stuck_turns, self.first_seat
         other.turn_stuck = self.turn_stuck
         other._stock_views = other._discard_views = None
+        other._observed = []
         return other
 
     # -- queries ---------------------------------------------------------------------------
@@ -238,14 +276,17 @@ class GameState:
         else:
             # Without no-block the discards depend on the hand's ranks and on which piles are
             # started only: one memo lookup instead of a loop over the ranks.
-            key = (*hand_ranks, -1, *map(bool, piles))
+            ranks = len(hand_ranks)
+            hand_ranks.append(-1)
+            hand_ranks.extend(map(bool, piles))
+            key = tuple(hand_ranks)
             blocks = _DISCARD_BLOCKS[self.rules.discard_aces]
             block = blocks.get(key)
             if block is None:
                 if len(blocks) >= _BLOCKS_MEMO_LIMIT:
                     blocks.clear()
                 block = blocks[key] = self._discards_and_pass(
-                    self._discardable(hand_ranks, fits), tuple(map(bool, piles)))
+                    self._discardable(hand_ranks[:ranks], fits), tuple(map(bool, piles)))
             moves += block
         return moves
 
@@ -305,6 +346,14 @@ class GameState:
 
     def apply(self, move: Move) -> None:
         """Play ``move`` for the seat to move. Unchecked: the move must be in ``legal_moves()``."""
+        observed = self._observed
+        if observed:
+            # Inline, as in _release_observations: the list, ``view`` and the argument.
+            for view in observed:
+                if _getrefcount is None or _getrefcount(view) > 3:
+                    view.freeze()
+            observed.clear()
+            del view
         seat = self.to_move
         self.cursors[seat] = len(self.log)
         self.log.append(_new(Event, (_MOVE, seat, move, (), 0, -1)))
@@ -418,6 +467,18 @@ class GameState:
         return outcome
 
     # -- internals --------------------------------------------------------------------------
+
+    def _release_observations(self) -> None:
+        """Before the state changes: complete every observation of it that someone still
+        holds, so it keeps showing this moment. One that nobody holds (the usual case: a
+        policy read it and let go) is dropped unread: its remaining fields are never built.
+        Observations are tuples, which take no weak references, so the reference count
+        tells (the list, the loop variable and ``getrefcount``'s argument are its own)."""
+        observed = self._observed
+        self._observed = []
+        for view in observed:
+            if _getrefcount is None or _getrefcount(view) > 3:
+                view.freeze()
 
     def _reveal(self, stock_index: int) -> None:
         stock = self.stocks[stock_index]

@@ -1,4 +1,4 @@
-//! Generates the wire types and the Referee client from the repository's proto/ at
+//! Generates the wire types and the Referee and Arena (lobby) clients from the repository's proto/ at
 //! build time, with the protoc shipped in the `protoc-bin-vendored` crate: building a
 //! bot needs only cargo.
 
@@ -9,7 +9,11 @@ use std::path::PathBuf;
 fn main() -> Result<(), Box<dyn Error>> {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR")?);
     let proto_root = manifest_dir.join("../../proto");
-    let protos = [proto_root.join("spite/v1/game.proto"), proto_root.join("spite/v1/referee.proto")];
+    let protos = [
+        proto_root.join("spite/v1/game.proto"),
+        proto_root.join("spite/v1/referee.proto"),
+        proto_root.join("spite/v1/arena.proto"),
+    ];
     for proto in &protos {
         if !proto.is_file() {
             return Err(format!("{} is missing: the SDK builds from a checkout of Spite Arena", proto.display()).into());

@@ -54,6 +54,8 @@ class Arena:
     scheduler: str | None = None
     process: subprocess.Popen[str] | None = None
     helpers: list[subprocess.Popen[str]] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
+    """More ``spite serve`` options (e.g. ``--trusted-proxy``)."""
 
     @property
     def url(self) -> str:
@@ -67,7 +69,7 @@ class Arena:
         """Start ``spite serve`` and return the line it prints when ready."""
         self.process = subprocess.Popen(
             [*SPITE, "serve", str(self.file), "--data", str(self.data), "--web", f"127.0.0.1:{self.web_port}",
-             "--grpc", self.grpc, *(["--scheduler", self.scheduler] if self.scheduler else [])], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+             "--grpc", self.grpc, *(["--scheduler", self.scheduler] if self.scheduler else []), *self.extra], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             start_new_session=True)
         assert self.process.stdout is not None
         deadline = time.monotonic() + 60

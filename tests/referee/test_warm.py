@@ -212,3 +212,26 @@ def test_a_flood_between_matches_breaks_nothing(logs: Path) -> None:
         if report.faults:
             faulted.add(process)
     assert len({seen[(local.match.match_id, 1)][0] for local in played}) == 1, "the good bot stayed warm"
+
+
+def test_a_log_directory_per_match_under_a_hidden_one_keeps_bots_warm(tmp_path: Path) -> None:
+    """Issue 25: the hosted ladder writes each game's logs to ``DATA/logs/GAME`` and hides
+    ``DATA/logs`` whole; a process's sandbox then hides every later game's directory too, so
+    the pool hands it the next game (it started a fresh process for every game before: the
+    log directory was part of the key). Each game's log still goes to its own directory."""
+    a, b = warm_bot(name="warm-a"), warm_bot(name="warm-b")
+    hidden = tmp_path / "data" / "logs"
+
+    async def main() -> tuple[list[LocalMatch], int]:
+        async with BotPool() as pool:
+            played = []
+            for game, seed in enumerate((91, 92, 93), start=1):
+                played.append(await pool.play((a, b), config((a, b), seed), log_dir=hidden / str(game),
+                                              hide=(hidden,)))
+            return played, pool.started
+
+    played, started = asyncio.run(main())
+    assert all(finished(local) for local in played)
+    assert started == 2, "two processes for three games, each game's logs in its own directory"
+    for game, local in enumerate(played, start=1):
+        assert all(log is not None and log.parent == hidden / str(game) for log in local.logs)

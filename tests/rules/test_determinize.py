@@ -12,7 +12,7 @@ from spite_engine import observe
 from spite_engine.determinize import determinize, unseen_cards
 
 from .support import MAX_SEED, all_cards
-from .test_leaks import Where, mid_game, positions
+from .test_leaks import Where, mid_game, positions, redeal
 
 
 @settings(max_examples=60, deadline=None)
@@ -38,3 +38,22 @@ def test_hidden_cards_differ_between_samples() -> None:
     assert sorted(unseen_cards(view, state.rules)) == sorted(
         [c for h in (state.hands[1],) for c in h] + state.draw_pile + state.set_aside
         + [c for s in state.stocks for c in s[:len(s) - state.rules.open_stock]])
+
+
+@settings(max_examples=60, deadline=None)
+@given(where=positions, sample_seed=st.integers(0, MAX_SEED), redeal_seed=st.integers(0, MAX_SEED))
+def test_determinization_never_reveals_a_hidden_card(where: Where, sample_seed: int, redeal_seed: int) -> None:
+    """Everything the seat cannot see dealt again (another hidden world with the same view):
+    the same rng gives exactly the same determinized world, so no hidden card of the real
+    state can reach a search through ``determinize``."""
+    state = mid_game(*where)
+    if state.outcome is not None:
+        return
+    for seat in range(state.rules.players):
+        other = redeal(state, seat, random.Random(redeal_seed))
+        view, other_view = observe(state, seat), observe(other, seat)
+        assert other_view._replace(events=()) == view._replace(events=())
+        first = determinize(view, state.rules, random.Random(sample_seed))
+        second = determinize(other_view, state.rules, random.Random(sample_seed))
+        for name in ("hands", "stocks", "discards", "centre", "draw_pile", "set_aside", "to_move", "turn"):
+            assert getattr(first, name) == getattr(second, name), name

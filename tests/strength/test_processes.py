@@ -96,3 +96,22 @@ def test_the_tactician_process_finishes_the_demo_deal_it_used_to_stall_on(tmp_pa
         assert all(seat["status"] == "done" for seat in summary["seats"]), summary["seats"]
         [game] = summary["games"]
         assert game["outcome"]["ending"] != "turn-cap", game["outcome"]
+
+
+def test_searcher_process_plays_a_match_through_the_referee_in_time(tmp_path: Path) -> None:
+    """The searcher as shipped (its bot.toml's rollouts and clock bound), at the competition's
+    time control (1 s per decision, 10 s bank): legal moves only, no timeout, clean exits."""
+    rules = parse_rules("standard")
+    config = MatchConfig(rules, ["searcher", "tactician"], TimeControl(decision_ms=1000, bank_ms=10_000, connect_ms=20_000),
+                         games=1, seed=9, policy=Policy.FORFEIT, replay_dir=tmp_path)
+    result = asyncio.run(play_local_match([resolve_bot("searcher"), resolve_bot("tactician")], config, bot_seed=4))
+    summary = result.match.summary()
+    for seat in summary["seats"]:
+        assert seat["status"] == "done", seat
+        assert seat["timeouts"] == seat["illegal_moves"] == seat["malformed"] == 0, seat["faults"]
+    assert all(info.returncode == 0 for info in result.exits)
+
+
+def test_the_searcher_passes_check_bot() -> None:
+    checks = check_bot(resolve_bot("searcher"), games=2)
+    assert checks and all(c.passed for c in checks), [c.line() for c in checks]

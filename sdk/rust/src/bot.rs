@@ -44,6 +44,16 @@ pub trait Bot {
 
     /// The match ended; [`play_match`](crate::play_match) returns right after.
     fn on_match_over(&mut self, _result: &MatchResult) {}
+
+    /// On a ladder ([`crate::arena`]): a new bot, as this one is now, to play one game on.
+    /// The ladder takes one before the first game and plays every game on a copy of that,
+    /// so that games, at once or one after another, never see each other's state. A bot
+    /// that derives `Clone` writes `Some(Box::new(self.clone()))`. `None` (the default):
+    /// every game plays on this one bot, its calls from the games in flight interleaved
+    /// on one thread (fine for a bot without state between calls, such as a closure).
+    fn fresh(&self) -> Option<Box<dyn Bot>> {
+        None
+    }
 }
 
 /// A closure is a bot with no hooks.

@@ -2,6 +2,7 @@
 //! and the process's exit status.
 
 use std::any::Any;
+use std::cell::RefCell;
 use std::fmt;
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
@@ -59,7 +60,7 @@ pub enum LogLevel {
 }
 
 impl LogLevel {
-    fn from_env() -> LogLevel {
+    pub(crate) fn from_env() -> LogLevel {
         let text = std::env::var("SPITE_LOG_LEVEL").unwrap_or_default();
         match text.trim().to_ascii_uppercase().as_str() {
             "DEBUG" => LogLevel::Debug,
@@ -142,7 +143,7 @@ impl Options {
     }
 }
 
-fn program_name() -> String {
+pub(crate) fn program_name() -> String {
     std::env::args_os()
         .next()
         .and_then(|arg0| PathBuf::from(arg0).file_name().map(|n| n.to_string_lossy().into_owned()))
@@ -337,7 +338,13 @@ fn closed_early() -> Error {
 ///     spite::run(&mut bot, Options::new("mybot", "0.1.0"))
 /// }
 /// ```
+///
+/// With `SPITE_ARENA` and `SPITE_BOT_KEY` set, it joins that ladder instead and plays
+/// every game it is given until stopped (see [`crate::arena`]).
 pub fn run(bot: &mut dyn Bot, options: Options) -> ExitCode {
+    if crate::arena::ladder_requested() {
+        return crate::arena::run_ladder(bot, options);
+    }
     let options = match options.from_env() {
         Ok(options) => options,
         Err(error) => {
@@ -383,6 +390,12 @@ pub fn run(bot: &mut dyn Bot, options: Options) -> ExitCode {
 /// (`dyn Bot` rather than a generic keeps the session's code in this crate: a bot's own
 /// crate then rebuilds in seconds.)
 pub async fn play_match(bot: &mut dyn Bot, options: &Options) -> Result<MatchResult, Error> {
+    play_shared(&RefCell::new(bot), options).await
+}
+
+/// [`play_match`] on a bot that other matches of this thread may be playing too (a ladder
+/// bot without [`Bot::fresh`]): it is borrowed for each call only, never across an await.
+pub(crate) async fn play_shared(bot: &RefCell<&mut dyn Bot>, options: &Options) -> Result<MatchResult, Error> {
     if options.address.is_empty() || options.token.is_empty() {
         return Err(Error::Config("play_match needs Options::address and Options::token".into()));
     }
@@ -416,6 +429,23 @@ pub async fn play_match(bot: &mut dyn Bot, options: &Options) -> Result<MatchRes
     Ok(result)
 }
 
+/// The endpoint of a `host:port` or `http://...` address, with the SDK's settings.
+pub(crate) fn endpoint(address: &str) -> Result<Endpoint, Error> {
+    let bad = |error: &dyn fmt::Display| Error::Config(format!("bad referee address {address:?}: {error}"));
+    let uri = if address.contains("://") { address.to_owned() } else { format!("http://{address}") };
+    tune(Endpoint::from_shared(uri).map_err(|e| bad(&e))?).map_err(|e| bad(&e))
+}
+
+fn tune(endpoint: Endpoint) -> Result<Endpoint, tonic::transport::Error> {
+    Ok(endpoint
+        .user_agent("spite-sdk-rust")?
+        // Pings notice a referee that vanished (a dead host, a cut connection) instead of
+        // hanging; the referee allows one every 5 s.
+        .http2_keep_alive_interval(Duration::from_secs(30))
+        .keep_alive_timeout(Duration::from_secs(10))
+        .tcp_nodelay(true))
+}
+
 /// Dials the referee, retrying until `timeout` (it may still be starting).
 async fn connect(address: &str, timeout: Duration) -> Result<Channel, Error> {
     let bad = |error: &dyn fmt::Display| Error::Config(format!("bad referee address {address:?}: {error}"));
@@ -429,15 +459,7 @@ async fn connect(address: &str, timeout: Duration) -> Result<Channel, Error> {
         None if address.contains("://") => address.to_owned(),
         None => format!("http://{address}"),
     };
-    let endpoint = Endpoint::from_shared(uri)
-        .map_err(|e| bad(&e))?
-        .user_agent("spite-sdk-rust")
-        .map_err(|e| bad(&e))?
-        // Pings notice a referee that vanished (a dead host, a cut connection) instead of
-        // hanging; the referee allows one every 5 s.
-        .http2_keep_alive_interval(Duration::from_secs(30))
-        .keep_alive_timeout(Duration::from_secs(10))
-        .tcp_nodelay(true);
+    let endpoint = tune(Endpoint::from_shared(uri).map_err(|e| bad(&e))?).map_err(|e| bad(&e))?;
     let deadline = Instant::now() + timeout;
     let mut backoff = Duration::from_millis(20);
     loop {
@@ -510,14 +532,14 @@ impl Logger {
 }
 
 /// One match on one Play stream.
-struct Session<'a> {
-    bot: &'a mut dyn Bot,
+struct Session<'a, 'b> {
+    bot: &'a RefCell<&'b mut dyn Bot>,
     outbox: mpsc::UnboundedSender<pb::BotMessage>,
     log: Logger,
     rules: Option<Arc<RuleSet>>,
 }
 
-impl Session<'_> {
+impl Session<'_, '_> {
     /// Handles the referee's messages until MatchOver.
     async fn run(&mut self, inbound: &mut Streaming<pb::RefereeMessage>) -> Result<MatchResult, Error> {
         use referee_message::Body;
@@ -539,11 +561,11 @@ impl Session<'_> {
                             format_args!("decision {}: {} plan moves dropped", result.decision_id, result.dropped),
                         );
                     }
-                    guard(|| self.bot.on_result(&result))?;
+                    guard(|| self.bot.borrow_mut().on_result(&result))?;
                 }
                 Some(Body::Events(batch)) => {
                     let events = events_from_proto(&batch.events).map_err(protocol)?;
-                    guard(|| self.bot.on_events(batch.game_number, &events))?;
+                    guard(|| self.bot.borrow_mut().on_events(batch.game_number, &events))?;
                 }
                 Some(Body::GameStart(start)) => {
                     let rules = self.rules.clone().ok_or_else(|| protocol("GameStart came before Welcome"))?;
@@ -553,12 +575,12 @@ impl Session<'_> {
                         LogLevel::Info,
                         format_args!("game {} starts, seat {} first", start.game_number, start.first_seat),
                     );
-                    guard(|| self.bot.on_game_start(start.game_number, &obs))?;
+                    guard(|| self.bot.borrow_mut().on_game_start(start.game_number, &obs))?;
                 }
                 Some(Body::GameOver(over)) => {
                     let outcome = Outcome::from(&over.outcome.unwrap_or_default());
                     self.log.log(LogLevel::Info, format_args!("game {} over: {}", over.game_number, outcome.reason));
-                    guard(|| self.bot.on_game_over(over.game_number, &outcome))?;
+                    guard(|| self.bot.borrow_mut().on_game_over(over.game_number, &outcome))?;
                 }
                 Some(Body::Welcome(welcome)) => {
                     let welcome = Welcome::from(&welcome);
@@ -579,12 +601,12 @@ impl Session<'_> {
                         ),
                     );
                     self.rules = Some(Arc::clone(&welcome.rules));
-                    guard(|| self.bot.on_welcome(&welcome))?;
+                    guard(|| self.bot.borrow_mut().on_welcome(&welcome))?;
                 }
                 Some(Body::MatchOver(over)) => {
                     let result = MatchResult::from(&over);
                     self.log.log(LogLevel::Info, format_args!("match over: {}", result.reason));
-                    guard(|| self.bot.on_match_over(&result))?;
+                    guard(|| self.bot.borrow_mut().on_match_over(&result))?;
                     return Ok(result);
                 }
                 Some(Body::Refusal(_)) | None => {
@@ -611,7 +633,7 @@ impl Session<'_> {
         let rules = self.rules.clone().ok_or_else(|| protocol("a DecisionRequest came before Welcome"))?;
         let empty = pb::Observation::default();
         let obs = Observation::from_proto(request.observation.as_ref().unwrap_or(&empty), rules).map_err(protocol)?;
-        let choice = guard(|| self.bot.decide(&obs, &decision))?
+        let choice = guard(|| self.bot.borrow_mut().decide(&obs, &decision))?
             .map_err(|source| Error::Decide { decision: decision.id, source })?;
         let shown = self.log.enabled(LogLevel::Debug).then(|| describe(&choice, &obs));
         let action = action_for(decision.id, choice, obs.legal_moves.len())

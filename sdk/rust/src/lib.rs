@@ -27,7 +27,11 @@
 //! (`MoveKind::Play = 0`, `Source::Hand = 0`); the wire's, offset by one, is known only
 //! to [`convert`]. The generated protocol code is [`proto`], built from the repository's
 //! `proto/` at compile time.
+//!
+//! With `SPITE_ARENA` and `SPITE_BOT_KEY` in its environment, the same bot joins a hosted
+//! ladder instead of playing one match ([`arena`]).
 
+pub mod arena;
 mod bot;
 mod cards;
 mod choice;
@@ -37,7 +41,7 @@ mod moves;
 pub mod policies;
 mod types;
 
-/// The wire messages and the Referee client and server, generated from
+/// The wire messages and the Referee and Arena clients and servers, generated from
 /// `proto/spite/v1/*.proto` by build.rs (package `spite.v1`).
 #[allow(clippy::all, missing_docs, rustdoc::all)]
 pub mod proto {

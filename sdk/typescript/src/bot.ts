@@ -28,12 +28,16 @@
  * | SPITE_BOT_SEED         | a seed for the bot's own randomness ({@link botSeed})     |
  * | SPITE_LOG_LEVEL        | `debug`, `info`, `warning` (default), `error`             |
  * | SPITE_CONNECT_TIMEOUT  | seconds to wait for the referee to accept the connection (30) |
+ *
+ * With `SPITE_ARENA` and `SPITE_BOT_KEY` set, {@link runBot} joins a hosted ladder instead
+ * and plays every game it is given until stopped (./arena.ts).
  */
 
 import { closeSync, readFileSync } from "node:fs";
 
 import * as grpc from "@grpc/grpc-js";
 
+import { ladderRequested, runLadder } from "./arena";
 import {
   actionResultFromWire, actionToWire, describeChoice, eventFromWire, matchResultFromWire, observationFromWire,
   outcomeFromWire, welcomeFromWire,
@@ -61,8 +65,10 @@ export const ExitCode = {
   OK: 0,
   /** The referee refused or ended the stream with an error, or the bot threw. */
   FAILED: 1,
-  /** No address or no token. */
+  /** No address or no token (on a ladder: a bad setting). */
   CONFIG: 2,
+  /** SIGINT or SIGTERM stopped a ladder bot. */
+  INTERRUPTED: 130,
 } as const;
 
 /**
@@ -451,9 +457,14 @@ async function session(bot: Bot, client: RefereeClient, token: string, closeWait
  * Play one match as a bot process and exit: the address and token come from the
  * environment (see the module comment). Exits 0 after MatchOver; on failure prints one
  * line (with the gRPC status code and details, if any) to stderr and exits 1, or 2
- * when the address or token is missing.
+ * when the address or token is missing. With `SPITE_ARENA` and `SPITE_BOT_KEY` set it
+ * joins that ladder instead and plays until stopped ({@link runLadder}).
  */
 export function runBot(bot: Bot): void {
+  if (ladderRequested()) {
+    runLadder(bot);
+    return;
+  }
   let options: PlayOptions;
   try {
     options = readConfig();

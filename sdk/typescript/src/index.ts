@@ -27,6 +27,10 @@ export {
   TOKEN_METADATA_KEY,
 } from "./bot";
 export {
+  BOT_KEY_METADATA_KEY, freshCopy, ladder, type LadderOptions, ladderRequested, readLadderConfig, REFUSALS, RETRY_S,
+  runLadder,
+} from "./arena";
+export {
   actionResultFromWire, actionToWire, ConversionError, cutUtf8, describeChoice, eventFromWire, isDecision,
   MAX_DEBUG_BYTES, MAX_PLAN_MOVES, matchResultFromWire, moveFromWire, moveToWire, observationFromWire,
   outcomeFromWire, rulesFromWire, welcomeFromWire,

@@ -10,15 +10,23 @@ import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 
-import type { ProtoGrpcType } from "./generated/referee";
+import type { ProtoGrpcType as ArenaGrpcType } from "./generated/arena";
+import type { ProtoGrpcType as RefereeGrpcType } from "./generated/referee";
 import type { RefereeDefinition } from "./generated/spite/v1/Referee";
 
+/** Both services' generated types: the Referee (referee.proto) and the lobby (arena.proto). */
+type ProtoGrpcType = { spite: { v1: RefereeGrpcType["spite"]["v1"] & ArenaGrpcType["spite"]["v1"] } };
+
+export type { ArenaClient } from "./generated/spite/v1/Arena";
+export type { Assignment__Output as Assignment } from "./generated/spite/v1/Assignment";
 export type { BotMessage } from "./generated/spite/v1/BotMessage";
 export type { RefereeClient } from "./generated/spite/v1/Referee";
 export type { RefereeMessage__Output as RefereeMessage } from "./generated/spite/v1/RefereeMessage";
 
-/** The file every other proto file is reached from. */
+/** The file every other proto file of a match is reached from. */
 export const REFEREE_PROTO = "spite/v1/referee.proto";
+/** The hosted ladder's lobby (docs/hosting.md), served next to the Referee. */
+export const ARENA_PROTO = "spite/v1/arena.proto";
 
 /** Keep in step with the `generate` script in package.json (the generated types assume these). */
 export const LOADER_OPTIONS: protoLoader.Options = {
@@ -49,13 +57,13 @@ let loaded: { definition: protoLoader.PackageDefinition; grpcObject: ProtoGrpcTy
 
 function load(): { definition: protoLoader.PackageDefinition; grpcObject: ProtoGrpcType } {
   if (loaded === undefined) {
-    const definition = protoLoader.loadSync(REFEREE_PROTO, { ...LOADER_OPTIONS, includeDirs: [protoDir()] });
+    const definition = protoLoader.loadSync([REFEREE_PROTO, ARENA_PROTO], { ...LOADER_OPTIONS, includeDirs: [protoDir()] });
     loaded = { definition, grpcObject: grpc.loadPackageDefinition(definition) as unknown as ProtoGrpcType };
   }
   return loaded;
 }
 
-/** The generated-at-load-time `spite.v1` package: message definitions and the Referee client class. */
+/** The generated-at-load-time `spite.v1` package: message definitions and the Referee and Arena client classes. */
 export function spiteV1(): ProtoGrpcType["spite"]["v1"] {
   return load().grpcObject.spite.v1;
 }

@@ -9,7 +9,9 @@ import java.util.List;
  *
  * <p>Every call comes from the one thread that called {@link Spite#run} or
  * {@link Spite#playMatch}, in the order of the referee's messages: a bot needs no locking,
- * and the time {@code decide} takes is its thinking time, nothing added.
+ * and the time {@code decide} takes is its thinking time, nothing added. (On a ladder, with
+ * several games at once, the calls come from the games' threads, one at a time: see
+ * {@link #fresh}.)
  */
 @FunctionalInterface
 public interface Bot {
@@ -46,4 +48,15 @@ public interface Bot {
 
     /** The match ended; {@link Spite#playMatch} returns right after. */
     default void onMatchOver(MatchResult result) {}
+
+    /**
+     * On a ladder ({@link Ladder}): a new bot, as this one is now, to play one game on. The
+     * ladder takes one before the first game and plays every game on a copy of that, so that
+     * games, at once or one after another, never see each other's state. {@code null} (the
+     * default): every game plays on this one bot, its calls from the games in flight made one
+     * at a time (fine for a bot without state between calls, such as a lambda).
+     */
+    default Bot fresh() {
+        return null;
+    }
 }

@@ -56,6 +56,10 @@ public final class Spite {
      * address or token is missing, 1 when the referee refused or ended the stream or the bot
      * failed ({@code decide} or a hook threw), each failure explained on stderr. SIGINT and
      * SIGTERM end the JVM with its usual 130 and 143.
+     *
+     * <p>With SPITE_ARENA and SPITE_BOT_KEY set, it joins that ladder instead and plays every
+     * game it is given until stopped, or until the arena refuses the bot (status 1): see
+     * {@link Ladder}.
      */
     public static void run(Bot bot, Options options) {
         AtomicBoolean over = new AtomicBoolean();
@@ -74,6 +78,9 @@ public final class Spite {
     /** {@link #run(Bot, Options)} without the exit: returns the exit status. */
     static int run(Bot bot, Options options, Map<String, String> env, PrintStream err) {
         String name = options.name() == null || options.name().isBlank() ? "java-bot" : options.name();
+        if (Ladder.requested(env)) {
+            return Ladder.run(bot, options, env, err);
+        }
         try {
             playMatch(bot, options.fromEnv(env));
             return EXIT_OK;

@@ -1,0 +1,197 @@
+"""Determinized search over the tactician's candidates: the searcher sample bot's decision.
+
+Perfect-information Monte Carlo with the tactician as prior and as rollout policy:
+
+1. The tactician (:mod:`spite_sdk.tactics`) lists the turn's best plans with distinct first
+   moves (up to :data:`CANDIDATES`). Its first choice is the answer outright when it plays
+   the stock card, wins, or leads the next plan by more than :data:`GATE` points of its own
+   evaluation: about half the decisions, and none of them is worth a rollout.
+2. Otherwise, sample after sample, it deals a world consistent with the observation
+   (``spite_engine.determinize``: the other hands, the cards under every stock top, the draw
+   pile's order, from the cards it has not seen, so no hidden card can reach the search) and
+   plays every candidate in that same world (common random numbers): the candidate as the
+   referee plays a plan, the rest of the turn and the next :data:`HORIZON` turns by the
+   tactician for every seat. The engine plays the rollouts, so everything the rules do is in
+   them: a completed pile refilling an empty hand (rules v2), reshuffles, the stalemate rule.
+3. A rollout scores its stock cards played minus the opponents' (per opponent), ``WIN`` for
+   a win (minus for a loss). Each candidate is compared with the tactician's first choice
+   *on the same worlds*: it replaces it only when the mean of the paired differences is above
+   :data:`MARGIN` and above :data:`Z` standard errors, so noise does not overrule the prior
+   (the sampler's fixed margin overruled it on a third of its decisions and lost by it).
+
+Budget. ``rollouts`` per searched decision is fixed in advance (a pure function of the
+observation and the bot's seeded ``rng``: the same seed gives the same games); a clock
+(``clock``, ``budget_ms``, and at most ``deadline_share`` of the time left to the
+referee's deadline) stops the search early if the machine is slower than that count
+assumes, and then whole samples only are used.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from spite_engine import GameState, Move, Observation, observe_lazy
+from spite_engine.determinize import determinize
+
+from .tactics import WEIGHTS, tactician_candidates, tactician_plan
+
+CANDIDATES = 4
+"""How many of the tactician's plans (distinct first moves) are compared."""
+GATE = 25.0
+"""Search only when the tactician's second plan is within this many points of its first."""
+HORIZON = 2
+"""Turns played after the searching seat's own turn (2: the opponent's reply, then its own
+next turn, where a refilled hand or an opened stock card shows)."""
+WIN = 20.0
+"""A rollout's score for a win (a loss scores minus this), in stock cards."""
+MARGIN = 0.25
+"""The least mean gain (stock cards) over the tactician's choice that overrules it."""
+Z = 2.0
+"""...and the gain must be this many standard errors above zero (paired samples)."""
+MIN_SAMPLES = 6
+"""Fewer complete samples than this never overrule the tactician."""
+ROLLOUTS = 160
+"""Rollouts per searched decision by default (40 samples of 4 candidates)."""
+DEADLINE_SHARE = 0.5
+"""At most this share of the time left before the referee's deadline is spent."""
+
+
+def apply_plan(state: GameState, moves: list[Move], seat: int) -> None:
+    """Play ``moves`` as the referee plays a plan: up to the first one that reveals something
+    to ``seat`` (its draw, its stock's next card), ends the turn or ends the game."""
+    for move in moves:
+        start = len(state.log)
+        state.apply(move)
+        if state.news_for(seat, start):
+            return
+
+
+def play_turns(state: GameState, turn_ends: int,
+               policy: Callable[[Observation], list[Move]] = tactician_plan) -> None:
+    """Play on with ``policy`` for every seat until ``turn_ends`` turns have ended."""
+    ends = 0
+    while state.outcome is None and ends < turn_ends:
+        seat = state.to_move
+        apply_plan(state, policy(observe_lazy(state, seat)), seat)  # let go before apply: see observe_lazy
+        if state.to_move != seat:
+            ends += 1
+
+
+@dataclass
+class Stats:
+    """What the search did, over the decisions so far (for benchmarks and logs)."""
+
+    decisions: int = 0
+    searched: int = 0
+    """Decisions that ran rollouts."""
+    overrides: int = 0
+    """Searched decisions that chose another plan than the tactician's first."""
+    rollouts: int = 0
+    cut_by_clock: int = 0
+    """Searched decisions the clock stopped before their rollout count."""
+
+
+class Searcher:
+    """The decision procedure (see the module docstring), usable in process.
+
+    ``rollouts``: the count per searched decision (``None``: :data:`ROLLOUTS`). ``budget_ms``
+    and ``clock`` bound it in time (``budget_ms`` None: no clock at all, for reproducible
+    benchmarks on any machine)."""
+
+    def __init__(self, *, rollouts: int | None = None, budget_ms: float | None = None,
+                 clock: Callable[[], float] = time.monotonic, horizon: int = HORIZON,
+                 candidates: int = CANDIDATES, margin: float = MARGIN, z: float = Z,
+                 deadline_share: float = DEADLINE_SHARE) -> None:
+        self.rollouts = ROLLOUTS if rollouts is None else rollouts
+        self.budget = None if budget_ms is None else budget_ms / 1000
+        self.clock = clock
+        self.horizon = horizon
+        self.count = candidates
+        self.margin = margin
+        self.z = z
+        self.deadline_share = deadline_share
+        self.stats = Stats()
+
+    def decide(self, observation: Observation, rng: random.Random, deadline: float | None = None) -> list[Move]:
+        """The plan for this decision; ``deadline`` is a ``clock()`` value the answer must beat."""
+        started = self.clock() if self.budget is not None or deadline is not None else 0.0
+        self.stats.decisions += 1
+        candidates = tactician_candidates(observation, self.count)
+        best = candidates[0][1]
+        if (len(candidates) == 1 or any(m.kind == 0 and m.source == 1 for m in best)
+                or candidates[0][0] - candidates[1][0] > GATE or candidates[0][0] >= WEIGHTS["win"]):
+            return best
+        stop = None
+        if self.budget is not None:
+            stop = started + self.budget
+        if deadline is not None:
+            limit = started + self.deadline_share * (deadline - started)
+            stop = limit if stop is None else min(stop, limit)
+        self.stats.searched += 1
+        rules = observation.rules
+        seat = observation.seat
+        mine = rules.stock_of(seat)
+        others = [i for i in range(rules.stocks) if i != mine]  # with partners, stocks are the teams'
+        start_counts = [s.count for s in observation.stocks]
+        per_sample = len(candidates)
+        samples = max(1, self.rollouts // per_sample)
+        diffs: list[list[float]] = [[] for _ in candidates]
+        slowest = 0.0
+        for _ in range(samples):
+            world = determinize(observation, rules, rng, rng.randrange(1 << 62))
+            scores: list[float] = []
+            for _, moves in candidates:
+                if stop is not None:
+                    now = self.clock()
+                    if now + slowest > stop:
+                        break
+                state = world.clone()
+                apply_plan(state, moves, seat)
+                if state.to_move == seat and state.outcome is None:
+                    play_turns(state, 1)
+                play_turns(state, self.horizon)
+                scores.append(_score(state, seat, mine, others, start_counts))
+                self.stats.rollouts += 1
+                if stop is not None:
+                    slowest = max(slowest, self.clock() - now)
+            if len(scores) < per_sample:
+                self.stats.cut_by_clock += 1
+                break
+            for index, score in enumerate(scores):
+                diffs[index].append(score - scores[0])
+        choice = 0
+        best_gain = 0.0
+        for index in range(1, len(candidates)):
+            gain = _confident_gain(diffs[index], self.margin, self.z)
+            if gain > best_gain:
+                choice, best_gain = index, gain
+        self.stats.overrides += choice != 0
+        return candidates[choice][1]
+
+
+def _confident_gain(diffs: list[float], margin: float, z: float) -> float:
+    """The mean of ``diffs`` if it is above ``margin`` and ``z`` standard errors, else 0."""
+    n = len(diffs)
+    if n < MIN_SAMPLES:
+        return 0.0
+    mean = sum(diffs) / n
+    if mean <= margin:
+        return 0.0
+    variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    if mean <= z * math.sqrt(variance / n):
+        return 0.0
+    return mean
+
+
+def _score(state: GameState, seat: int, mine: int, others: list[int], start_counts: list[int]) -> float:
+    """A rollout's value for ``seat``: stock cards played, minus the opponents' on average."""
+    outcome = state.outcome
+    if outcome is not None and outcome.winners:
+        return WIN if seat in outcome.winners else -WIN
+    played = start_counts[mine] - len(state.stocks[mine])
+    theirs = sum(start_counts[i] - len(state.stocks[i]) for i in others) / len(others)
+    return float(played - theirs)

@@ -1,0 +1,128 @@
+"""The searcher (``spite_sdk.search``, ``sample_bots/searcher``): legal plans in every preset,
+its budget kept under a slow clock, the same games from the same seed, and a search that
+sees only what the seat may see."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from spite_engine import GameState, observe, parse_rules
+from spite_sdk.search import Searcher
+from spite_sdk.tactics import tactician_plan
+
+from .support import agent, play_checked
+
+
+def searcher_agent(rollouts: int = 8, **options: object) -> tuple[Searcher, object]:
+    searcher = Searcher(rollouts=rollouts, **options)  # type: ignore[arg-type]
+    return searcher, (lambda view, rng: searcher.decide(view, rng))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ["standard", "skip-bo+short-20", "3p", "partners", "no-block", "open-stock"])
+def test_searcher_plays_legal_plans(spec: str) -> None:
+    rules = parse_rules(spec)
+    searcher, me = searcher_agent()
+    lineup = [me if seat % 2 == 0 else agent("tactician") for seat in range(rules.players)]
+    outcome, decisions, _ = play_checked(rules, 3000, lineup)  # type: ignore[arg-type]
+    assert outcome.ending.by_rules and decisions > 0
+    assert searcher.stats.searched > 0 and searcher.stats.rollouts > 0
+
+
+def mid_game_decision(spec: str = "standard", seed: int = 5) -> tuple[GameState, object]:
+    """A position where the tactician's choice is close enough for the searcher to search."""
+    rules = parse_rules(spec)
+    state = GameState.new(rules, seed)
+    probe = Searcher(rollouts=4)
+    while state.outcome is None:
+        view = observe(state, state.to_move)
+        before = probe.stats.searched
+        probe.decide(view, random.Random(0))
+        if probe.stats.searched > before and state.turn > 6:
+            return state, view
+        for move in tactician_plan(view)[:1]:
+            state.apply(move)
+    raise AssertionError("no searched decision in the game")
+
+
+class SlowClock:
+    """A clock on which every reading costs ``step`` seconds: a very slow machine."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+        self.readings = 0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        self.readings += 1
+        return self.now
+
+
+@pytest.mark.parametrize("budget_ms", [50.0, 200.0])
+def test_searcher_keeps_its_budget_on_a_slow_clock(budget_ms: float) -> None:
+    _, view = mid_game_decision()
+    clock = SlowClock(0.02)
+    searcher = Searcher(rollouts=10_000, budget_ms=budget_ms, clock=clock)
+    start = clock.now
+    plan = searcher.decide(view, random.Random(1))  # type: ignore[arg-type]
+    assert plan[0] in view.legal_moves  # type: ignore[attr-defined]
+    # A rollout is started only when the slowest so far still fits: the answer comes at
+    # most one clock reading (one step) past the budget, whatever the rollout count asks.
+    assert clock.now - start <= budget_ms / 1000 + 2 * clock.step
+    assert searcher.stats.cut_by_clock == 1 and searcher.stats.rollouts < 10_000
+
+
+def test_searcher_keeps_within_its_share_of_the_referee_deadline() -> None:
+    _, view = mid_game_decision()
+    clock = SlowClock(0.01)
+    searcher = Searcher(rollouts=10_000, budget_ms=None, clock=clock)
+    start = clock.now
+    searcher.decide(view, random.Random(1), deadline=start + 1.0)  # type: ignore[arg-type]
+    assert clock.now - start <= 0.5 + 3 * clock.step
+
+
+def test_searcher_is_reproducible_from_its_seed() -> None:
+    rules = parse_rules("skip-bo+short-20")
+
+    def game(bot_seed: int) -> list[object]:
+        _, me = searcher_agent(rollouts=12)
+        rngs = [random.Random(f"{bot_seed}:{seat}") for seat in range(rules.players)]
+        state = GameState.new(rules, 11)
+        chosen = []
+        while state.outcome is None:
+            seat = state.to_move
+            view = observe(state, seat)
+            plan = me(view, rngs[seat]) if seat == 0 else tactician_plan(view)  # type: ignore[operator]
+            chosen.append(tuple(plan))
+            state.apply(plan[0])
+        return chosen
+
+    assert game(1) == game(1)
+
+
+def test_searcher_decision_depends_only_on_the_observation() -> None:
+    """Two states the searching seat cannot tell apart (every hidden card dealt anew) give
+    the same decision from the same rng: nothing hidden reaches the search."""
+    state, view = mid_game_decision()
+    seat = state.to_move
+    other = state.clone()
+    hidden = [c for s, hand in enumerate(other.hands) if s != seat for c in hand]
+    hidden += other.draw_pile + other.set_aside
+    below = [s[:-1] for s in other.stocks]
+    hidden += [c for b in below for c in b]
+    random.Random(99).shuffle(hidden)
+    for s, hand in enumerate(other.hands):
+        if s != seat:
+            other.hands[s] = [hidden.pop() for _ in hand]
+    other.stocks = [[hidden.pop() for _ in s[:-1]] + s[-1:] for s in other.stocks]
+    other.draw_pile = [hidden.pop() for _ in other.draw_pile]
+    other.set_aside = [hidden.pop() for _ in other.set_aside]
+    assert not hidden
+    view2 = observe(other, seat)
+    assert view2._replace(events=()) == view._replace(events=())  # type: ignore[attr-defined]
+    first = Searcher(rollouts=16).decide(view, random.Random(5))  # type: ignore[arg-type]
+    second = Searcher(rollouts=16).decide(view2, random.Random(5))
+    assert first == second
