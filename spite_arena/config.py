@@ -26,6 +26,8 @@ A competition file::
     builds_per_hour = 6                # uploads checked per entrant per hour
     remote_matches = 4                 # concurrent matches of one remote key
     requests_per_minute = 120          # API requests per key
+    bots = 3                           # an entrant's bots on the board at once
+    versions = 100                     # versions an entrant makes in all
 
     [registration]                     # optional: strangers may register with this code
     invite_code = "a-long-random-code" # at least 12 characters; POST /api/register
@@ -68,10 +70,15 @@ class Limits:
     builds_per_hour: int = 6
     remote_matches: int = 4
     requests_per_minute: int = 120
+    bots: int = 3
+    """An entrant's bots on the board at once (each shows its active version)."""
+    versions: int = 100
+    """Versions an entrant makes in all (uploads and remote version strings)."""
 
     # (low, high) for every limit: a file cannot switch a limit off or make it absurd.
     RANGES = {"upload_mb": (1, 1024), "unpacked_mb": (1, 4096), "files": (1, 100_000),
-              "builds_per_hour": (1, 1000), "remote_matches": (1, 64), "requests_per_minute": (1, 100_000)}
+              "builds_per_hour": (1, 1000), "remote_matches": (1, 64), "requests_per_minute": (1, 100_000),
+              "bots": (1, 100), "versions": (1, 10_000)}
 
 
 @dataclass(frozen=True)

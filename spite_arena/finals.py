@@ -1,13 +1,15 @@
 """The finals: the ladder's top versions, frozen, in a tournament of duplicate deals.
 
 ``spite arena finals COMPETITION --data DIR`` pauses the ladder, takes the ``[finals] top``
-best active versions (by mu - 3 sigma) that run as fresh processes here (house bots and
-uploads: a remote bot could remember the first half of a duplicate deal, so remote
-versions are left out and named), copies each one's files (frozen: a later upload changes
+best active versions (by mu - 3 sigma) among those that run as fresh processes here (house
+bots and uploads: a remote bot could remember the first half of a duplicate deal, so remote
+versions are not eligible, and those ranked above the last finalist are named), copies each one's files (frozen: a later upload changes
 nothing) under a unique name, and writes a tournament file (:mod:`tournaments.config`):
 round robin of duplicate deals, ``stop = separated`` with the finals' confidence and
 ``rounds`` as the cap, ``tau = 0``, and a **committed seed** whose commitment is printed
-before any game and revealed after (``spite seed reveal``). The tournament runner plays it
+before any game and revealed after (``spite seed reveal``); or published earlier still,
+before the field is known (:func:`commit_finals`: ``spite arena finals --commit``, or
+``spite serve`` when ``[finals] start`` is set), and the finals are then dealt from it. The tournament runner plays it
 into ``DATA/finals.db``; ``spite web --db DATA/finals.db`` shows it.
 """
 
@@ -41,7 +43,30 @@ class FinalsPlan:
     commitment: str
     finalists: tuple[Version, ...]
     left_out: tuple[Version, ...]
-    """Remote versions that ranked among the top but cannot play duplicate deals."""
+    """Remote versions ranked above the last finalist: they cannot play duplicate deals."""
+    precommitted: bool = False
+    """The seed is the one committed ahead (:func:`commit_finals`), not a new one."""
+
+
+COMMITTED_SECRET = "committed.secret"
+"""``DATA/finals/committed.secret``: the secret of a commitment published before the finals
+(``spite arena finals --commit``), waiting for the finals that will be dealt from it."""
+
+
+def commit_finals(data: Path) -> tuple[str, bool]:
+    """The commitment of the next finals' seed, made now if there is none waiting: the
+    commitment and whether it is new. The same one again until the finals use it."""
+    path = data / "finals" / COMMITTED_SECRET
+    if path.exists():
+        try:
+            return seeds.commitment(seeds.read_secret(path)), False
+        except seeds.SeedError as error:
+            raise FinalsError(f"{error}; it holds the published commitment's secret: restore it from a backup "
+                              f"(or delete it and publish a new commitment)") from None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    secret = seeds.new_secret()
+    seeds.write_secret(path, secret)
+    return seeds.commitment(secret), True
 
 
 def finalist_name(version: Version) -> str:
@@ -113,11 +138,14 @@ def toml_document(data: dict[str, Any], comment: str) -> str:
 def prepare_finals(store: ArenaStore, competition: Competition, data: Path) -> FinalsPlan:
     """Freeze the finalists and write the finals' tournament file (nothing is played yet)."""
     ranked = sorted(store.versions(statuses=("active",)), key=lambda v: (-v.conservative, -v.mu, v.id))
-    top = ranked[:competition.finals.top]
-    finalists = tuple(v for v in top if v.kind != "remote")
+    eligible = [v for v in ranked if v.kind != "remote"]
+    finalists = tuple(eligible[:competition.finals.top])
     if len(finalists) < 2:
-        raise FinalsError(f"the finals need two versions that run here among the top {competition.finals.top}; "
-                          f"found {len(finalists)}")
+        raise FinalsError(f"the finals need two active versions that run here (house bots or uploads); found "
+                          f"{len(finalists)}: upload bots or add house bots, then run the finals again")
+    # Named: the remote versions ranked above the last finalist, who would have played.
+    last = ranked.index(finalists[-1])
+    left_out = tuple(v for v in ranked[:last] if v.kind == "remote")
     data = data.resolve()  # the tournament file resolves its paths against its own folder
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     directory = data / "finals" / stamp
@@ -133,8 +161,20 @@ def prepare_finals(store: ArenaStore, competition: Competition, data: Path) -> F
                         ignore=shutil.ignore_patterns("__pycache__", ".*"))
         rename(frozen / "bot.toml", finalist_name(version), version.title)
         entries.append(str(frozen / "bot.toml"))
-    secret = seeds.new_secret()
-    seeds.write_secret(directory / "seed.secret", secret)
+    committed = data / "finals" / COMMITTED_SECRET
+    precommitted = committed.exists()
+    if precommitted:
+        # The commitment published ahead: these finals are dealt from it, and the next
+        # finals need a new one.
+        try:
+            secret = seeds.read_secret(committed)
+        except seeds.SeedError as error:
+            raise FinalsError(f"{error}; restore it from a backup, or delete it to deal the finals from a new "
+                              f"seed (the published commitment will not open)") from None
+        committed.replace(directory / "seed.secret")
+    else:
+        secret = seeds.new_secret()
+        seeds.write_secret(directory / "seed.secret", secret)
     commitment = seeds.commitment(secret)
     finals, tc, rating = competition.finals, competition.time_control, competition.rating
     file = directory / "finals.toml"
@@ -158,5 +198,4 @@ def prepare_finals(store: ArenaStore, competition: Competition, data: Path) -> F
         "tau = 0.0", f"draw_probability = {rating.draw_probability}",
         "", "[stop]", 'rule = "separated"', f"confidence = {finals.confidence}", f"max_rounds = {finals.rounds}",
         ""]))
-    left_out = tuple(v for v in top if v.kind == "remote")
-    return FinalsPlan(file, data / "finals.db", commitment, finalists, left_out)
+    return FinalsPlan(file, data / "finals.db", commitment, finalists, left_out, precommitted)

@@ -109,7 +109,9 @@ class Ladder:
         for game in self.store.pending_games():
             if game.id in self._running:
                 continue
-            if not all(v in active for v in game.versions):
+            gone = [v for v in game.versions if v not in active]
+            if gone:
+                self.drop(game, gone[0])
                 continue
             if not all(v in within for v in game.versions):
                 continue  # a duplicate's second half, or a retry, waits for its entrant's share
@@ -141,6 +143,21 @@ class Ladder:
             self.store.add_game(tuple(reversed(seats)), seed, bot_seed)
         return self.store.game(game_id)
 
+    def drop(self, game: Game, version_id: int) -> None:
+        """Void a pending game one of whose versions left the ladder before it was played (a
+        duplicate's second half after a new upload retired the first's bot, a disabled or
+        benched version): nobody plays it and nothing counts it. Not substituted: the other
+        half of a duplicate deal was played against that very version."""
+        version = self.store.version(version_id)
+        if version is None:
+            why = f"version {version_id} does not exist"
+        elif version.status == "retired":
+            why = f"{version.title} was retired (a newer version of the bot replaced it)"
+        else:
+            why = f"{version.title} is {version.status}" + (f" ({version.reason})" if version.reason else "")
+        self.store.void_game(game.id, f"not played: {why} before the game started", retry=False, kind="dropped")
+        log.info("game %d dropped: %s", game.id, why)
+
     async def run(self) -> None:
         recovered = self.store.recover()
         if recovered:
@@ -148,7 +165,8 @@ class Ladder:
         await self.backend.start()
         self.health = [SlotHealth(slot) for slot in range(self.backend.slots)]
         try:
-            await asyncio.gather(*(self._slot(slot) for slot in range(self.backend.slots)))
+            watch = [self.lobby.watch(self.stopping)] if self.lobby is not None else []
+            await asyncio.gather(*(self._slot(slot) for slot in range(self.backend.slots)), *watch)
         finally:
             await self.backend.stop()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import sqlite3
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
@@ -34,6 +35,8 @@ JOINS_PER_MINUTE = 12
 """Joins per key (known or not) in any sliding minute: the SDKs' reconnect backoff stays far
 below it; 300 joins in 16 s do not."""
 NEW_VERSIONS_PER_HOUR = 6
+SWEEP_S = 1.0
+"""How often the lobby checks its joined streams against the store (rotated keys, CLI disables)."""
 """New remote versions (new version strings) per entrant per hour, as many as uploads checked."""
 
 
@@ -73,6 +76,10 @@ class RemoteBot:
     entrant: str
     version_id: int
     capacity: int
+    key_hash: str = ""
+    """The hash of the key it joined with: a rotated key ends the stream (:meth:`Lobby.sweep`)."""
+    asked: int = 0
+    """The capacity it asked for (``capacity`` is what it was granted)."""
     in_flight: int = 0
     assignments: asyncio.Queue[arena_pb2.Assignment | JoinRefused] = field(default_factory=asyncio.Queue)
 
@@ -86,13 +93,21 @@ class Lobby:
 
     def __init__(self, store: ArenaStore, params: RatingParams, per_key: int, *,
                  joins_per_minute: int = JOINS_PER_MINUTE, new_versions_per_hour: int = NEW_VERSIONS_PER_HOUR,
+                 bots_per_entrant: int | None = None, versions_per_entrant: int | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.store = store
         self.params = params
         self.per_key = per_key
+        self.bots_per_entrant, self.versions_per_entrant = bots_per_entrant, versions_per_entrant
         self.new_versions_per_hour = new_versions_per_hour
         self.joins = SlidingWindow(joins_per_minute, 60.0, clock)
         self.bots: dict[int, list[RemoteBot]] = defaultdict(list)
+
+    def joined(self) -> list[dict[str, Any]]:
+        """The joined streams, for the organizer: entrant, version id, capacity granted and
+        asked for, games in flight."""
+        return [{"entrant": b.entrant, "version_id": vid, "capacity": b.capacity, "asked": b.asked,
+                 "in_flight": b.in_flight} for vid, bots in sorted(self.bots.items()) for b in bots]
 
     def connected(self) -> set[int]:
         return {vid for vid, bots in self.bots.items() if bots}
@@ -133,6 +148,10 @@ class Lobby:
         if entrant is None:
             raise LookupError("unknown key; use the key `spite arena add-entrant` printed for you (the organizer can "
                               "rotate it)")
+        if entrant.banned is not None:
+            raise JoinRefused(grpc.StatusCode.PERMISSION_DENIED,
+                              f"entrant {entrant.name} is banned from this competition ({entrant.banned}); "
+                              f"ask the organizer")
         try:
             check_name(name, "bot_name")
             check_label(label, "bot_version")
@@ -146,19 +165,81 @@ class Lobby:
             raise OverflowError(f"this key already plays {used} remote games at once, the competition's limit")
         try:
             version_id = self.store.remote_version(entrant.id, name, label, self.params,
-                                                   new_per_hour=self.new_versions_per_hour)
+                                                   new_per_hour=self.new_versions_per_hour,
+                                                   bots=self.bots_per_entrant, versions=self.versions_per_entrant)
         except VersionLimit as error:
             raise JoinRefused(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error)) from None
         version = self.store.version(version_id)
         if version is not None and version.status != "active":
             raise JoinRefused(grpc.StatusCode.FAILED_PRECONDITION, refusal(version.title, version.reason))
-        bot = RemoteBot(entrant.name, version_id, min(capacity, room))
+        bot = RemoteBot(entrant.name, version_id, min(capacity, room), hash_key(key), capacity)
         self.bots[version_id].append(bot)
         return bot
 
     def leave(self, bot: RemoteBot) -> None:
+        """A stream ended. A version whose last stream it was and that never played a game
+        leaves the board (:meth:`ArenaStore.retire_unplayed`): joining for a moment under ever
+        new names adds no rows."""
         if bot in self.bots[bot.version_id]:
             self.bots[bot.version_id].remove(bot)
+        if not self.bots.get(bot.version_id):
+            self.bots.pop(bot.version_id, None)
+            try:
+                self.store.retire_unplayed(bot.version_id)
+            except sqlite3.Error as error:  # a busy store: the next start retires it
+                log.warning("lobby: %s", error)
+
+    def sweep(self) -> int:
+        """End the streams the store no longer admits: joined with a key since rotated (or an
+        entrant banned), or of a version the organizer disabled from the CLI (another process:
+        the store is the only channel). Returns how many streams it ended."""
+        if not any(self.bots.values()):
+            return 0
+        keys = self.store.key_hashes()
+        ended = 0
+        for version_id, bots in list(self.bots.items()):
+            version = self.store.version(version_id)
+            if version is not None and version.status != "active":
+                ended += len(bots)
+                reason = version.reason if version.status == "disabled" else "retired: a newer version replaced it"
+                self.bench(version_id, version.title, reason)
+                continue
+            for bot in list(bots):
+                if keys.get(bot.entrant) != bot.key_hash:
+                    bots.remove(bot)
+                    ended += 1
+                    bot.assignments.put_nowait(JoinRefused(
+                        grpc.StatusCode.UNAUTHENTICATED,
+                        f"the key of entrant {bot.entrant} was replaced (spite arena rotate-key) or withdrawn; "
+                        f"join again with the new key from the organizer"))
+        return ended
+
+    async def watch(self, stopping: asyncio.Event, every_s: float = SWEEP_S) -> None:
+        """Sweep (:meth:`sweep`) every ``every_s`` until ``stopping`` is set."""
+        while not stopping.is_set():
+            try:
+                ended = self.sweep()
+            except sqlite3.Error as error:  # a busy store: the next sweep tries again
+                log.warning("lobby sweep: %s", error)
+                ended = 0
+            if ended:
+                log.info("lobby: ended %d stream(s) the store no longer admits", ended)
+            try:
+                await asyncio.wait_for(stopping.wait(), every_s)
+            except (asyncio.TimeoutError, TimeoutError):
+                pass
+
+    async def shutdown(self, grace_s: float = 2.0) -> None:
+        """End every joined stream (``UNAVAILABLE``: the SDKs join again when the server is
+        back) and wait up to ``grace_s`` for them to close, so that stopping the gRPC server
+        cancels no servicer (each one cancelled printed a ``CancelledError`` traceback)."""
+        for bots in self.bots.values():
+            for bot in bots:
+                bot.assignments.put_nowait(JoinRefused(grpc.StatusCode.UNAVAILABLE,
+                                                       "the arena is stopping; join again when it is back"))
+        deadline = time.monotonic() + grace_s
+        while any(self.bots.values()) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
 
     def bench(self, version_id: int, title: str, reason: str) -> None:
         """End every joined stream of a version taken off the ladder, telling it why."""
@@ -166,9 +247,21 @@ class Lobby:
             bot.assignments.put_nowait(JoinRefused(grpc.StatusCode.FAILED_PRECONDITION, refusal(title, reason)))
 
 
+JOINED_METADATA = ("spite-entrant", "spite-version", "spite-capacity", "spite-capacity-asked", "spite-capacity-note")
+"""The Join stream's initial metadata: who the key is, the ladder version, and the capacity
+granted (the SDKs print it once per Join)."""
+
+
+def joined_metadata(bot: RemoteBot, title: str, per_key: int) -> tuple[tuple[str, str], ...]:
+    note = "" if bot.capacity >= bot.asked else (
+        f"capped: this key plays at most {per_key} remote games at once ([limits] remote_matches), "
+        f"{per_key - bot.capacity} of them held by its other joined bots")
+    return tuple(zip(JOINED_METADATA, (bot.entrant, title, str(bot.capacity), str(bot.asked), note)))
+
+
 def refusal(title: str, reason: str) -> str:
     """Why a version's Join is refused, and what to do."""
-    if reason.startswith("benched:"):
+    if reason.startswith(("benched:", "retired:")):
         return f"{title} is off the ladder ({reason}); fix the bot and join with a new version string"
     return f"{title} is off the ladder (disabled by the organizer: {reason or 'no reason given'}); ask the organizer"
 
@@ -191,6 +284,9 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         except JoinRefused as refused:
             await context.abort(refused.code, str(refused))
         log.info("remote bot joined: %s version %d, capacity %d", bot.entrant, bot.version_id, bot.capacity)
+        version = self.lobby.store.version(bot.version_id)
+        await context.send_initial_metadata(joined_metadata(bot, version.title if version else str(bot.version_id),
+                                                            self.lobby.per_key))
         try:
             while True:
                 assignment = await bot.assignments.get()

@@ -67,6 +67,8 @@ class Service:
         self.admin_token = admin_token(data)
         self.ladder: Ladder | None = None
         self.checks: set[asyncio.Task[None]] = set()
+        self.interrupted = False
+        """Stopped by SIGINT (Ctrl-C): ``spite serve`` exits 130, as every command does."""
 
     def enter_house_bots(self) -> None:
         for spec in self.competition.house_bots:
@@ -83,6 +85,10 @@ class Service:
 
     def health(self) -> list[SlotHealth]:
         return self.ladder.health if self.ladder else []
+
+    def remote_bots(self) -> list[dict[str, Any]]:
+        """The remote bots joined now (:meth:`.lobby.Lobby.joined`)."""
+        return self.ladder.lobby.joined() if self.ladder and self.ladder.lobby else []
 
     def start_check(self, version_id: int, manifest: Path) -> None:
         """Check an upload in the background; the version goes active or refused."""
@@ -134,7 +140,10 @@ class Service:
         from .lobby import Lobby, start_lobby
 
         self.enter_house_bots()
-        lobby = Lobby(self.store, self.competition.rating, self.competition.limits.remote_matches)
+        limits = self.competition.limits
+        lobby = Lobby(self.store, self.competition.rating, limits.remote_matches, bots_per_entrant=limits.bots,
+                      versions_per_entrant=limits.versions)
+        self.store.retire_unplayed()  # remote versions that never played: their bots are gone with the last run
         credentials = TlsConfig(*self.competition.tls).credentials() if self.competition.tls else None
         referee = await start_lobby(self.grpc_listen, lobby, credentials)
         self.ladder = Ladder(self.competition, self.store, self.backend(), self.data, lobby=lobby, referee=referee)
@@ -142,8 +151,12 @@ class Service:
         server = uvicorn.Server(server_config(create_app(self), host, port, trusted_proxies=self.trusted_proxies))
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
+        def on_signal(sig: signal.Signals) -> None:
+            self.interrupted = self.interrupted or sig is signal.SIGINT
+            stop.set()
+
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, on_signal, sig)
         try:
             listener = bind_listener(host, port, "--web", "another spite serve")
         except ListenError as error:
@@ -161,6 +174,17 @@ class Service:
         if not detect().isolated:
             print(f"spite serve: WARNING: bots are not sandboxed here ({detect().reason}); uploads are refused, "
                   f"house and remote bots still play", file=sys.stderr, flush=True)
+        if self.competition.finals.start is not None and not self.store.meta("finals_started"):
+            from .finals import FinalsError, commit_finals
+            from tournaments.seeds import SeedError
+
+            try:
+                commitment, _ = commit_finals(self.data)
+                print(f"spite serve: the finals start at {self.competition.finals.start.isoformat()}; their seed "
+                      f"commitment (publish it now): {commitment}", flush=True)
+            except (FinalsError, SeedError, OSError) as error:
+                print(f"spite serve: WARNING: no seed commitment for the finals: {error}", file=sys.stderr,
+                      flush=True)
         self.resume_checks()
         ladder = loop.create_task(self.ladder.run())
         finals = loop.create_task(self.finals_at_start_time())
@@ -173,6 +197,7 @@ class Service:
         await asyncio.gather(ladder, serving, return_exceptions=True)
         stopper.cancel()
         finals.cancel()
+        await lobby.shutdown()
         await referee.stop(grace=1.0)
         self.store.close()
         if ladder.done() and not ladder.cancelled() and ladder.exception() is not None:

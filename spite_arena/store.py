@@ -94,7 +94,7 @@ CREATE TABLE IF NOT EXISTS incidents (
     id INTEGER PRIMARY KEY,
     at TEXT NOT NULL,
     game_id INTEGER,
-    kind TEXT NOT NULL,              -- 'retried', 'crash', 'timeout', 'platform', 'refused', 'benched'
+    kind TEXT NOT NULL,              -- 'retried', 'crash', 'timeout', 'platform', 'refused', 'benched', 'dropped'
     detail TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS builds (  -- uploads whose checks ran: builds_per_hour counts these
@@ -111,6 +111,7 @@ CREATE TABLE IF NOT EXISTS upload_slots (  -- uploads taken in and not judged ye
 ADDED_COLUMNS = (
     # (table, column, declaration): added to a store made before the column was
     ("versions", "platform_fault", "INTEGER NOT NULL DEFAULT 0"),  # its checks could not judge it (the server's fault)
+    ("entrants", "banned", "TEXT"),  # why the organizer banned the entrant (NULL: not banned)
 )
 
 
@@ -119,7 +120,13 @@ class ArenaStoreError(RuntimeError):
 
 
 class VersionLimit(ArenaStoreError):
-    """An entrant asked for more new versions than the competition allows in an hour."""
+    """An entrant asked for more new versions than the competition allows (in an hour, in
+    all, or bots on the board at once)."""
+
+
+LEFT_UNPLAYED = "retired: left before its first game"
+"""The reason of a remote version whose bot left without playing a game: off the board, and
+the same version again if that bot joins again with the same version string."""
 
 
 ABANDONED = frozenset({"no-show", "disconnect", "timeout", "crash"})
@@ -173,6 +180,8 @@ def name_key(name: str) -> str:
 class Entrant:
     id: int
     name: str
+    banned: str | None = None
+    """Why the organizer banned it (``spite arena ban``); None: not banned."""
 
 
 @dataclass(frozen=True)
@@ -344,10 +353,61 @@ class ArenaStore:
         """The key's entrant, compared in constant time over every stored hash."""
         wanted = hash_key(key)
         found: Entrant | None = None
-        for row in self.db.execute("SELECT id, name, key_hash FROM entrants WHERE key_hash IS NOT NULL"):
+        for row in self.db.execute("SELECT id, name, key_hash, banned FROM entrants WHERE key_hash IS NOT NULL"):
             if hmac.compare_digest(row["key_hash"], wanted):
-                found = Entrant(row["id"], row["name"])
+                found = Entrant(row["id"], row["name"], row["banned"])
         return found
+
+    def key_hashes(self) -> dict[str, str]:
+        """Each entrant's current key hash, by name (not the house's, nor a banned entrant's)."""
+        return {r["name"]: r["key_hash"] for r in
+                self.db.execute("SELECT name, key_hash FROM entrants WHERE key_hash IS NOT NULL AND banned IS NULL")}
+
+    def ban(self, name: str, reason: str) -> int:
+        """Ban an entrant: its key is refused from now on (Joins, uploads, its pages) and every
+        version of it still on the ladder (active or being checked) is disabled with the
+        reason. Returns how many versions that took off."""
+        reason = reason.strip() or "no reason given"
+        with self.transaction():
+            row = self.db.execute("SELECT id FROM entrants WHERE name = ? AND key_hash IS NOT NULL",
+                                  (name,)).fetchone()
+            if row is None:
+                raise ArenaStoreError(f"no entrant {name!r} (spite arena status lists the board's entrants)")
+            self.db.execute("UPDATE entrants SET banned = ? WHERE id = ?", (reason[:500], row["id"]))
+            return int(self.db.execute(
+                "UPDATE versions SET status = 'disabled', reason = ? WHERE entrant_id = ? "
+                "AND status IN ('active', 'checking')", (f"banned: {reason[:500]}", row["id"])).rowcount)
+
+    def check_room(self, entrant_id: int, bot: str, *, bots: int | None, versions: int | None) -> None:
+        """Raise :class:`VersionLimit` if the entrant may not make a new version of ``bot``: it
+        made ``versions`` versions already, or ``bot`` is not on the board and ``bots`` of its
+        bots are (active or being checked). Call it inside the transaction that adds one."""
+        if versions is not None:
+            made = self.db.execute("SELECT COUNT(*) FROM versions WHERE entrant_id = ?", (entrant_id,)).fetchone()[0]
+            if made >= versions:
+                raise VersionLimit(f"this entrant made {made} bot versions, the competition's most "
+                                   f"([limits] versions); ask the organizer")
+        if bots is not None:
+            board = {r[0] for r in self.db.execute(
+                "SELECT DISTINCT bot FROM versions WHERE entrant_id = ? AND status IN ('active', 'checking')",
+                (entrant_id,))}
+            if bot not in board and len(board) >= bots:
+                raise VersionLimit(f"this entrant has {len(board)} bots on the board ({', '.join(sorted(board))}), "
+                                   f"the competition's most ([limits] bots); replace one of them with a new "
+                                   f"version under its name, or ask the organizer to disable one")
+
+    def retire_unplayed(self, version_id: int | None = None) -> int:
+        """Take off the board a remote version (or every one) that never played a game: its
+        bot left (or the server restarted) before its first. It comes back, the same version,
+        if that bot joins again with the same version string."""
+        sql = "UPDATE versions SET status = 'retired', reason = ? WHERE kind = 'remote' AND status = 'active' " \
+              "AND games = 0"
+        args: list[Any] = [LEFT_UNPLAYED]
+        if version_id is not None:
+            sql += " AND id = ?"
+            args.append(version_id)
+        with self.transaction():
+            return int(self.db.execute(sql, args).rowcount)
 
     def entrant(self, name: str) -> Entrant | None:
         row = self.db.execute("SELECT id, name FROM entrants WHERE name = ?", (name,)).fetchone()
@@ -386,19 +446,28 @@ class ArenaStore:
         return int(cursor.lastrowid or 0)
 
     def remote_version(self, entrant_id: int, bot: str, label: str, params: RatingParams, *,
-                       new_per_hour: int | None = None) -> int:
+                       new_per_hour: int | None = None, bots: int | None = None,
+                       versions: int | None = None) -> int:
         """The active remote version of the entrant's bot with this version label: the same
         one on every Join, a new one (retiring the bot's others) when the label changes.
 
         With ``new_per_hour``, an entrant that made that many remote versions in the last
         hour gets :class:`VersionLimit` instead of another (join spam, and a benched bot
-        renaming its version to escape the bench)."""
+        renaming its version to escape the bench); ``bots`` and ``versions`` are the
+        entrant's limits on the board (:meth:`check_room`)."""
         with self.transaction():
-            row = self.db.execute("SELECT id, status FROM versions WHERE entrant_id = ? AND bot = ? AND label = ? "
-                                  "AND kind = 'remote' ORDER BY id DESC LIMIT 1",
+            row = self.db.execute("SELECT id, status, reason FROM versions WHERE entrant_id = ? AND bot = ? "
+                                  "AND label = ? AND kind = 'remote' ORDER BY id DESC LIMIT 1",
                                   (entrant_id, bot, label)).fetchone()
             if row is not None and row["status"] in ("active", "disabled"):
                 return int(row["id"])
+            if row is not None and row["status"] == "retired" and row["reason"] == LEFT_UNPLAYED:
+                self.check_room(entrant_id, bot, bots=bots, versions=None)
+                self.db.execute("UPDATE versions SET status = 'retired' WHERE entrant_id = ? AND bot = ? "
+                                "AND status = 'active'", (entrant_id, bot))
+                self.db.execute("UPDATE versions SET status = 'active', reason = '' WHERE id = ?", (row["id"],))
+                return int(row["id"])
+            self.check_room(entrant_id, bot, bots=bots, versions=versions)
             if new_per_hour is not None:
                 since = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).isoformat(timespec="milliseconds")
                 made = self.db.execute("SELECT COUNT(*) FROM versions WHERE entrant_id = ? AND kind = 'remote' "
@@ -501,6 +570,41 @@ class ArenaStore:
             if not self.db.execute("UPDATE versions SET status = ?, reason = ? WHERE id = ?",
                                    (status, reason, version_id)).rowcount:
                 raise ArenaStoreError(f"no bot version {version_id}")
+
+    def enable_version(self, version_id: int) -> Version:
+        """Put a disabled version (by the organizer or benched) back on the ladder; an
+        :class:`ArenaStoreError` saying what to do when it cannot go back."""
+        with self.transaction():
+            row = self.db.execute("SELECT v.entrant_id, v.bot, v.status, e.name, e.banned FROM versions v "
+                                  "JOIN entrants e ON e.id = v.entrant_id WHERE v.id = ?", (version_id,)).fetchone()
+            if row is None:
+                raise ArenaStoreError(f"no bot version {version_id} (the leaderboard and /bots/ID show the ids)")
+            if row["status"] != "disabled":
+                raise ArenaStoreError(f"version {version_id} is {row['status']}, not disabled: only a disabled "
+                                      f"version can be enabled")
+            if row["banned"] is not None:
+                raise ArenaStoreError(f"entrant {row['name']} is banned ({row['banned']}); its versions stay off")
+            other = self.db.execute("SELECT id FROM versions WHERE entrant_id = ? AND bot = ? AND status = 'active' "
+                                    "AND id != ?", (row["entrant_id"], row["bot"], version_id)).fetchone()
+            if other is not None:
+                raise ArenaStoreError(f"{row['name']}/{row['bot']} has another active version (id {other[0]}); "
+                                      f"disable that one first")
+            self.db.execute("UPDATE versions SET status = 'active', reason = '' WHERE id = ?", (version_id,))
+        version = self.version(version_id)
+        if version is None:
+            raise ArenaStoreError(f"no bot version {version_id}")
+        return version
+
+    def entrant_rows(self) -> list[dict[str, Any]]:
+        """Every entrant (not the house) for the organizer: name, ban, versions by status."""
+        rows = []
+        for entrant in self.db.execute("SELECT id, name, banned, created_at FROM entrants WHERE key_hash IS NOT NULL "
+                                       "ORDER BY id"):
+            statuses = {r["status"]: r["n"] for r in self.db.execute(
+                "SELECT status, COUNT(*) AS n FROM versions WHERE entrant_id = ? GROUP BY status", (entrant["id"],))}
+            rows.append({"name": entrant["name"], "banned": entrant["banned"], "created_at": entrant["created_at"],
+                         "versions": statuses})
+        return rows
 
     def builds_since(self, entrant_id: int, since: str) -> int:
         """Uploads of the entrant whose checks ran since ``since`` (ISO time)."""
@@ -608,17 +712,30 @@ class ArenaStore:
                 lost += 1
         return lost, len(rows)
 
-    def void_game(self, game_id: int, error: str, *, retry: bool) -> None:
-        """A game the platform could not play: back to pending (retry) or void, with an incident."""
+    def void_game(self, game_id: int, error: str, *, retry: bool, kind: str | None = None) -> None:
+        """A game the platform could not play: back to pending (retry) or void, with an incident
+        (``kind``: its kind, default ``retried`` or ``platform``)."""
         with self.transaction():
             self.db.execute("UPDATE games SET status = ?, error = ? WHERE id = ? AND status != 'done'",
                             ("pending" if retry else "void", error[:2000], game_id))
             self.db.execute("INSERT INTO incidents (at, game_id, kind, detail) VALUES (?, ?, ?, ?)",
-                            (now(), game_id, "retried" if retry else "platform", error[:2000]))
+                            (now(), game_id, kind or ("retried" if retry else "platform"), error[:2000]))
 
     def rerun_void(self) -> int:
+        """Void games back to pending, to be played again; a game with a remote seat gets a
+        fresh deal (its bot may have seen the old deal's start before the game was cut off).
+        Games of a version no longer active stay void (nobody would play them)."""
         with self.transaction():
-            return self.db.execute("UPDATE games SET status = 'pending', attempts = 0 WHERE status = 'void'").rowcount
+            rows = self.db.execute(
+                "SELECT g.id, MAX(v.kind = 'remote') AS remote FROM games g, json_each(g.versions) j "
+                "JOIN versions v ON v.id = j.value WHERE g.status = 'void' GROUP BY g.id "
+                "HAVING MIN(v.status = 'active') = 1").fetchall()
+            for row in rows:
+                if row["remote"]:
+                    self.db.execute("UPDATE games SET seed = ?, bot_seed = ? WHERE id = ?",
+                                    (str(secrets.randbits(64)), str(secrets.randbits(63)), row["id"]))
+                self.db.execute("UPDATE games SET status = 'pending', attempts = 0 WHERE id = ?", (row["id"],))
+            return len(rows)
 
     def add_incident(self, kind: str, detail: str, game_id: int | None = None) -> None:
         with self.transaction():

@@ -16,7 +16,8 @@ strings only); any seat not theirs is 404.
 
 Organizer (``Authorization: Bearer ADMIN_TOKEN``; ``/admin`` is a page that asks for it and
 calls these): ``GET /api/admin`` (incidents, worker
-slots, counts), ``POST /api/admin/{pause,resume,rerun-void}``, ``POST /api/admin/disable/{id}``.
+slots, counts, entrants, joined remote bots, disabled versions), ``POST /api/admin/{pause,resume,rerun-void}``,
+``POST /api/admin/disable/{id}`` and ``POST /api/admin/enable/{id}``.
 
 Reads open the store read-only per request; writes go through the service's one writer.
 Errors are JSON ``{"error": ..., "status": ...}`` with a 4xx code.
@@ -149,6 +150,8 @@ class Host(Protocol):
 
     def health(self) -> list[SlotHealth]: ...
 
+    def remote_bots(self) -> list[dict[str, Any]]: ...
+
     def start_check(self, version_id: int, manifest: Path) -> None: ...
 
 
@@ -190,6 +193,9 @@ def create_app(service: Host) -> Starlette:
         if entrant is None:
             wrong_keys.allow(client_address(request))
             raise HTTPException(401, "unknown key")
+        if entrant.banned is not None:
+            raise HTTPException(403, f"entrant {entrant.name} is banned from this competition ({entrant.banned}); "
+                                     f"ask the organizer")
         return entrant
 
     def admin(request: Request) -> None:
@@ -389,6 +395,12 @@ def create_app(service: Host) -> Starlette:
             except (UploadError, ArenaStoreError) as error:
                 service.store.add_incident("refused", f"{entrant.name}: {error}")
                 raise HTTPException(422, str(error)) from None
+            try:
+                with service.store.transaction():
+                    service.store.check_room(entrant.id, manifest.name, bots=limits.bots, versions=limits.versions)
+            except ArenaStoreError as error:
+                service.store.add_incident("refused", f"{entrant.name}: {error}")
+                raise HTTPException(422, str(error)) from None
             vid = service.store.add_checking_version(entrant.id, manifest.name, manifest.version, "upload",
                                                      str(staging / "bot.toml"), service.competition.rating, slot)
         except BaseException:
@@ -434,8 +446,13 @@ def create_app(service: Host) -> Starlette:
     async def api_admin(request: Request) -> Response:
         admin(request)
         with reader() as store:
+            remote = service.remote_bots()
+            titles = {v.id: v.title for v in store.versions()} if remote else {}
             return JSONResponse({"paused": store.paused, "counts": store.counts(), "incidents": store.incidents(),
-                                 "workers": [vars(h) for h in service.health()]})
+                                 "workers": [vars(h) for h in service.health()], "entrants": store.entrant_rows(),
+                                 "remote": [{**r, "version": titles.get(r["version_id"], "?")} for r in remote],
+                                 "disabled": [{"id": v.id, "version": v.title, "reason": v.reason}
+                                              for v in store.versions(statuses=("disabled",))]})
 
     async def api_admin_action(request: Request) -> Response:
         admin(request)
@@ -454,11 +471,24 @@ def create_app(service: Host) -> Starlette:
         admin(request)
         body = await small_body(request)
         reason = str(body.get("reason", "disabled by the organizer"))[:500] if isinstance(body, dict) else ""
+        vid = request.path_params["vid"]
+        version = service.store.version(vid)
+        if version is None:
+            raise HTTPException(404, f"no bot version {vid} (the leaderboard and /bots/ID show the ids)")
+        if version.status not in ("active", "checking"):
+            raise HTTPException(409, f"{version.title} (id {vid}) is {version.status} already, not on the ladder")
+        service.store.set_version_status(vid, "disabled", reason)
+        return JSONResponse({"ok": True, "id": vid, "version": version.title, "status": "disabled",
+                             "reason": reason})
+
+    async def api_admin_enable(request: Request) -> Response:
+        admin(request)
+        vid = request.path_params["vid"]
         try:
-            service.store.set_version_status(request.path_params["vid"], "disabled", reason)
+            version = service.store.enable_version(vid)
         except ArenaStoreError as error:
-            raise HTTPException(404, str(error)) from None
-        return JSONResponse({"ok": True})
+            raise HTTPException(404 if str(error).startswith("no bot version") else 409, str(error)) from None
+        return JSONResponse({"ok": True, "id": vid, "version": version.title, "status": version.status})
 
     async def http_error(request: Request, error: Exception) -> Response:
         assert isinstance(error, HTTPException)
@@ -487,6 +517,7 @@ def create_app(service: Host) -> Starlette:
         Route("/admin", admin_page),
         Route("/api/admin", api_admin),
         Route("/api/admin/disable/{vid:id}", api_admin_disable, methods=["POST"]),
+        Route("/api/admin/enable/{vid:id}", api_admin_enable, methods=["POST"]),
         Route("/api/admin/{action}", api_admin_action, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(WEB_HERE / "static")), name="static"),
     ]

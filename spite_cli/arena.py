@@ -103,6 +103,33 @@ def cmd_disable(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ban(args: argparse.Namespace) -> int:
+    from spite_arena.store import ArenaStoreError
+
+    try:
+        with _store(args) as store:
+            disabled = store.ban(args.name, args.reason)
+    except ArenaStoreError as error:
+        print(f"spite arena ban: {error}", file=sys.stderr)
+        return 2
+    print(f"entrant {args.name} banned: its key is refused and {disabled} version(s) are off the ladder "
+          f"(their joined remote bots are told within a second)")
+    return 0
+
+
+def cmd_enable(args: argparse.Namespace) -> int:
+    from spite_arena.store import ArenaStoreError
+
+    try:
+        with _store(args) as store:
+            version = store.enable_version(args.version)
+    except ArenaStoreError as error:
+        print(f"spite arena enable: {error}", file=sys.stderr)
+        return 2
+    print(f"{version.title} (id {version.id}) is back on the ladder")
+    return 0
+
+
 def cmd_rerun_void(args: argparse.Namespace) -> int:
     with _store(args) as store:
         print(f"{store.rerun_void()} void game(s) will be played again")
@@ -135,6 +162,17 @@ def _workers(args: argparse.Namespace) -> list[dict[str, Any]] | str:
         return f"cannot ask {args.server}: {error}"
 
 
+def status_table(rows: list[dict[str, Any]]) -> list[str]:
+    """The leaderboard as aligned text columns (numbers never cut)."""
+    header = ("rank", "rating", "mu", "sigma", "games", "kind", "version")
+    cells = [(str(r["rank"]), f"{r['rating']:.2f}", f"{r['mu']:.2f}", f"{r['sigma']:.2f}", str(r["games"]),
+              r["kind"], f"{r['entrant']}/{r['bot']} v{r['version']} (id {r['id']})") for r in rows]
+    widths = [max(len(c[i]) for c in [header, *cells]) for i in range(len(header))]
+    def line(cols: tuple[str, ...]) -> str:
+        return "  ".join(c.rjust(w) if i < 5 else c.ljust(w) for i, (c, w) in enumerate(zip(cols, widths))).rstrip()
+    return [line(header), *(line(c) for c in cells)]
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from spite_arena.web import board_rows
 
@@ -146,15 +184,18 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(json.dumps({"paused": paused, "games": counts, "leaderboard": rows,
                           **({"workers": workers} if workers is not None else {})}))
         return 0
-    print(f"ladder {'paused' if paused else 'running'}; games {counts}")
+    print(f"ladder {'paused' if paused else 'running'}; games: {counts['done']} done, {counts['running']} running, "
+          f"{counts['pending']} pending, {counts['void']} void")
     if isinstance(workers, str):
         print(f"workers: {workers}")
     for w in workers or []:
         if isinstance(w, dict):
             print(f"  slot {w['slot']}: game {w['game'] or '-'}, played {w['played']}, failures {w['failures']}"
                   + (f", last error: {w['last_error']}" if w["last_error"] else ""))
-    for r in rows:
-        print(f"{r['rank']:>3}  {r['rating']:7.2f}  {r['entrant']}/{r['bot']} v{r['version']}  ({r['games']} games)")
+    if rows:
+        print("\n".join(status_table(rows)))
+    else:
+        print("no active versions on the board")
     return 0
 
 
@@ -163,21 +204,39 @@ def cmd_finals(args: argparse.Namespace) -> int:
     import subprocess
 
     from spite_arena.config import CompetitionError, load_competition
-    from spite_arena.finals import FinalsError, prepare_finals
+    from spite_arena.finals import FinalsError, commit_finals, prepare_finals
+    from tournaments.seeds import SeedError
 
+    if args.commit:
+        try:
+            load_competition(args.file)
+            commitment, new = commit_finals(Path(args.data))
+        except (CompetitionError, FinalsError, SeedError, OSError) as error:
+            print(f"spite arena finals: {error}", file=sys.stderr)
+            return 2
+        if args.json:
+            print(json.dumps({"commitment": commitment, "new": new}))
+            return 0
+        print(f"seed commitment of the next finals (publish it now): {commitment}")
+        print(("made now" if new else "made before, still unused") + f"; the ladder goes on. The finals are dealt "
+              f"from it: spite arena finals {args.file} --data {args.data} (or [finals] start)")
+        return 0
     try:
         competition = load_competition(args.file)
         with _store(args) as store:
             store.set_meta("paused", "1")
             plan = prepare_finals(store, competition, Path(args.data))
-    except (CompetitionError, FinalsError, OSError) as error:
+    except (CompetitionError, FinalsError, SeedError, OSError) as error:
         print(f"spite arena finals: {error}", file=sys.stderr)
         return 2
     print(f"the ladder is paused (spite arena resume --data {args.data} restarts it)")
     print(f"finalists: {', '.join(v.title for v in plan.finalists)}")
     if plan.left_out:
         print(f"left out (remote bots cannot play duplicate deals): {', '.join(v.title for v in plan.left_out)}")
-    print(f"seed commitment (publish it now): {plan.commitment}", flush=True)
+    if plan.precommitted:
+        print(f"seed commitment (published ahead; the finals are dealt from it): {plan.commitment}", flush=True)
+    else:
+        print(f"seed commitment (publish it now): {plan.commitment}", flush=True)
     spite = [sys.executable, "-m", "spite_cli.main"]
     played = subprocess.run([*spite, "tournament", str(plan.file), "--db", str(plan.db), "--plain"])
     if played.returncode != 0:
@@ -210,6 +269,11 @@ def register(sub: Any) -> None:
     disable.add_argument("version", type=ranged_int(1, 2**63 - 1, "the version id"),
                          help="the version id (its page is /bots/ID)")
     disable.add_argument("--reason", required=True)
+    ban = command("ban", "ban an entrant: every version off the ladder, its key refused", cmd_ban)
+    ban.add_argument("name")
+    ban.add_argument("--reason", required=True, help="shown to the entrant")
+    enable = command("enable", "put a disabled (or benched) version back on the ladder", cmd_enable)
+    enable.add_argument("version", type=int, help="the version id")
     command("rerun-void", "play void games again", cmd_rerun_void)
     incidents = command("incidents", "crashes, timeouts, platform faults, refused uploads", cmd_incidents)
     incidents.add_argument("--limit", type=ranged_int(1, 100_000, "--limit"), default=50)
@@ -217,6 +281,10 @@ def register(sub: Any) -> None:
     finals = command("finals", "pause the ladder and play the finals of its top versions (duplicate deals, "
                      "stop when separated, tau 0, committed seed)", cmd_finals)
     finals.add_argument("file", help="the competition file (its [finals] table)")
+    finals.add_argument("--commit", action="store_true",
+                        help="only commit to the finals' seed now and print the commitment to publish; "
+                             "the finals, played later, are dealt from it")
+    finals.add_argument("--json", action="store_true", help="with --commit: {\"commitment\": ..., \"new\": ...}")
     status = command("status", "the ladder's state and leaderboard (and with --server, its workers' health)",
                      cmd_status)
     status.add_argument("--json", action="store_true")

@@ -53,6 +53,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except (CompetitionError, ArenaStoreError, ValueError, OSError, RuntimeError) as error:
         print(f"spite serve: {error}", file=sys.stderr)
         return 2
+    if service.interrupted:
+        print("spite serve: stopped (Ctrl-C); start it again to go on where it stopped", file=sys.stderr)
+        return 130
     return 0
 
 

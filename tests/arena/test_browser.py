@@ -79,3 +79,49 @@ def test_an_entrant_sees_their_own_bots_logs_and_view_on_the_me_page(tmp_path: P
         assert "as seat" in (page.text_content("#shown") or "")
         screenshot(page, "arena-me")
         assert not errors, errors
+
+
+def test_the_admin_page_answers_the_organizer(tmp_path: Path, chromium: Any) -> None:
+    """Issue 24.15: a wrong token showed an empty page, a disable said nothing (nor did an
+    unknown id), and nothing listed entrants or remote bots or put a version back."""
+    with running_arena(tmp_path, HOUSE) as arena:
+        key = arena.add_entrant("zed")
+        arena.remote_bot("random", key, SPITE_ARENA_CAPACITY="2")
+        arena.wait_for("zed's bot to join", lambda: [r for r in arena.get("/api/leaderboard")[1]
+                                                     if r["entrant"] == "zed"])
+        page = chromium.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(arena.url + "/admin")
+        page.fill("#token", "wrong-token")
+        page.click("#login button")
+        page.wait_for_selector("#problem:not([hidden])")
+        assert "not the admin token" in (page.text_content("#problem") or "")
+        page.fill("#token", (arena.data / "admin.token").read_text().strip())
+        page.click("#login button")
+        page.wait_for_selector("#panel:not([hidden])")
+        assert page.is_hidden("#problem")
+        page.wait_for_function("document.querySelector('#remote tbody').textContent.includes('zed/random')",
+                               timeout=30_000)
+        assert "zed" in (page.text_content("#entrants tbody") or "")
+        page.fill("#vid", "999")
+        page.fill("#reason", "x")
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.click("#disable button")
+        page.wait_for_function("document.querySelector('#done').textContent.includes('no bot version 999')",
+                               timeout=30_000)
+        vid = next(r["id"] for r in arena.get("/api/leaderboard")[1] if r["bot"] == "naive")
+        page.fill("#vid", str(vid))
+        page.fill("#reason", "too slow")
+        asked: list[str] = []
+        page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+        page.click("#disable button")
+        page.wait_for_function("document.querySelector('#done').textContent.includes('is disabled: too slow')",
+                               timeout=30_000)
+        assert asked and f"Disable version {vid}?" in asked[0]
+        page.wait_for_selector("#disabled button.enable")
+        page.click("#disabled button.enable")
+        page.wait_for_function("document.querySelector('#done').textContent.includes('is active')", timeout=30_000)
+        assert vid in [r["id"] for r in arena.get("/api/leaderboard")[1]]
+        screenshot(page, "arena-admin")
+        assert not errors, errors

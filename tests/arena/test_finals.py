@@ -27,13 +27,14 @@ def test_the_finals_freeze_the_top_versions_into_a_committed_tournament(tmp_path
         store.db.execute("UPDATE versions SET mu = 10 WHERE bot = 'random'")
         plan = prepare_finals(store, competition, data)
     assert [v.title for v in plan.left_out] == ["bob/greedy v1"]
-    assert sorted(v.bot for v in plan.finalists) == ["greedy", "naive"]
+    # top = 3 eligible versions (24.12): the remote one at #1 does not take a finalist's place
+    assert sorted(v.bot for v in plan.finalists) == ["greedy", "naive", "random"]
     tournament = load_tournament(plan.file)
     assert tournament.rating.tau == 0
     assert tournament.stop.rule == "separated" and tournament.stop.max_rounds == 4
     assert tournament.stop.confidence == 0.9
     assert tournament.seed_commitment == plan.commitment
-    assert sorted(tournament.bots) == ["house-greedy-v1", "house-naive-v1"]
+    assert sorted(tournament.bots) == ["house-greedy-v1", "house-naive-v1", "house-random-v1"]
 
 
 def test_spite_serve_starts_the_finals_at_their_start_time(tmp_path: Path) -> None:
@@ -56,5 +57,6 @@ def test_spite_serve_starts_the_finals_at_their_start_time(tmp_path: Path) -> No
         arena.wait_for("the finals to finish", finished, timeout=240)
         log = arena.data / "finals.log"
         arena.wait_for("the seed's reveal", lambda: "master seed" in log.read_text(), timeout=60)
-        assert "seed commitment (publish it now): sha256:" in log.read_text()
+        # committed at serve's start (24.13), before the finals: they are dealt from it
+        assert "seed commitment (published ahead; the finals are dealt from it): sha256:" in log.read_text()
         assert arena.get("/api/admin", (arena.data / "admin.token").read_text().strip())[1]["paused"] is True

@@ -81,7 +81,9 @@ def test_join_spam_is_refused_per_key_and_makes_few_versions(tmp_path: Path) -> 
         # A minute on, the key joins again with its active version, not with a new one.
         clock.now += 61
         lobby.bots.clear()
-        active = store.versions(entrant="spam", statuses=("active",))
+        # Each spam stream left before a game: off the board (issue 24.7); the last one comes back.
+        assert store.versions(entrant="spam", statuses=("active",)) == []
+        active = store.versions(entrant="spam")[-1:]
         assert [v.label for v in active] == [f"v{NEW_VERSIONS_PER_HOUR - 1}"]
         assert lobby.join(key, "bot", active[0].label, 1).version_id == active[0].id
         with pytest.raises(JoinRefused, match="in the last hour"):

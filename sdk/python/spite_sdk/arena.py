@@ -44,6 +44,20 @@ class Player(Protocol):
     async def play(self, address: str, token: str, *, tls: Any = None) -> Any: ...
 
 
+def joined(metadata: dict[str, Any], asked: int) -> str:
+    """What the lobby said about a Join (its initial metadata, ``spite_arena.lobby.JOINED_METADATA``),
+    as one line; empty when it said nothing (an older server, or a refused Join)."""
+    if "spite-entrant" not in metadata:
+        return ""
+    granted = str(metadata.get("spite-capacity", "?"))
+    line = (f"entrant {metadata['spite-entrant']}, version {metadata.get('spite-version', '?')}, "
+            f"{granted} game{'' if granted == '1' else 's'} at once")
+    note = str(metadata.get("spite-capacity-note", ""))
+    if note or granted != str(asked):
+        line += f" (asked for {asked}; {note or 'capped by the server'})"
+    return line
+
+
 def ladder_requested() -> bool:
     return bool(os.environ.get("SPITE_ARENA", "").strip() and os.environ.get("SPITE_BOT_KEY", "").strip())
 
@@ -79,8 +93,19 @@ async def ladder(bot: Player, address: str, key: str, capacity: int, tls: Any,
 
     async def play(token: str, match_id: str) -> None:
         player = copy.deepcopy(pristine)
+        endings: list[str] = []  # each game's own reason (a forfeit says so; the match's result only counts)
+        hook = getattr(player, "on_game_over", None)
+        if callable(hook):
+            def on_game_over(number: int, outcome: Any) -> None:
+                endings.append(str(getattr(outcome, "reason", "")))
+                hook(number, outcome)
+            setattr(player, "on_game_over", on_game_over)
         try:
-            await player.play(address, token, tls=tls)
+            result = await player.play(address, token, tls=tls)
+            seat = getattr(getattr(player, "welcome", None), "seat", None)
+            verdict = "a draw" if not result.winners else "won" if seat in result.winners else "lost"
+            why = "; ".join(e for e in endings if e) or result.reason
+            print(f"{bot.display_name}: game {match_id}: {verdict} ({why})", file=sys.stderr, flush=True)
         except game_error as error:
             print(f"{bot.display_name}: game {match_id}: {error}", file=sys.stderr, flush=True)
         except Exception as error:  # the bot's own bug: that game is lost, the others go on
@@ -99,7 +124,12 @@ async def ladder(bot: Player, address: str, key: str, capacity: int, tls: Any,
             call = arena_pb2_grpc.ArenaStub(channel).Join(  # type: ignore[no-untyped-call]
                 arena_pb2.JoinRequest(key=key, bot_name=bot.display_name, bot_version=str(bot.version),
                                       capacity=capacity), metadata=((KEY_METADATA, key),))
+            said = ""
             try:
+                said = joined(dict(await call.initial_metadata() or ()), capacity)
+                if said:
+                    failures = 0
+                    print(f"{bot.display_name}: joined the arena at {address}: {said}", file=sys.stderr, flush=True)
                 async for assignment in call:
                     failures = 0
                     task = asyncio.get_running_loop().create_task(play(assignment.token, assignment.match_id))
@@ -107,12 +137,16 @@ async def ladder(bot: Player, address: str, key: str, capacity: int, tls: Any,
                     task.add_done_callback(games.discard)
             except grpc.aio.AioRpcError as error:
                 if error.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.INVALID_ARGUMENT,
-                                    grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.FAILED_PRECONDITION):
-                    print(f"{bot.display_name}: the arena refused to let the bot join: {error.details()}",
-                          file=sys.stderr, flush=True)
+                                    grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.FAILED_PRECONDITION,
+                                    grpc.StatusCode.PERMISSION_DENIED):
+                    what = "ended the bot's stream" if said else "refused to let the bot join"
+                    print(f"{bot.display_name}: the arena {what}: {error.details()}", file=sys.stderr, flush=True)
                     return 1
+                why = error.details() or error.code().name
+            else:
+                why = "the stream ended"
         wait = RETRY_S[min(failures, len(RETRY_S) - 1)]
         failures += 1
-        print(f"{bot.display_name}: not joined to the arena at {address}; trying again in {wait:g} s",
+        print(f"{bot.display_name}: not joined to the arena at {address} ({why}); trying again in {wait:g} s",
               file=sys.stderr, flush=True)
         await asyncio.sleep(wait)

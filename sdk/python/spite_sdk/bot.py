@@ -30,10 +30,13 @@ Configuration comes from the environment (:mod:`spite_sdk.connection` lists it).
 from __future__ import annotations
 
 import asyncio
+import collections
+import contextlib
 import os
 import random
 import sys
 import threading
+import time
 import traceback
 from typing import Any, ClassVar, Final
 
@@ -309,18 +312,63 @@ class Bot:
     async def _session(self, call: Any, token: str) -> MatchResult:
         session = Session(self)
         await call.write(session.hello(token))
+        # A reader task keeps taking what the referee sends, and an answer well past its
+        # deadline and bank is not sent (the referee played a substitute long ago): if it
+        # ended the match meanwhile (a forfeit for timeouts) and closed the stream, the write
+        # would fail and hide the MatchOver behind "INTERNAL: Internal error from Core".
+        received: collections.deque[Any] = collections.deque()
+        arrived = asyncio.Event()
+        reader = asyncio.get_running_loop().create_task(_pump(call, received, arrived))
+        failed: grpc.aio.AioRpcError | asyncio.InvalidStateError | None = None
+        try:
+            while True:
+                while not received:
+                    arrived.clear()
+                    await arrived.wait()
+                message = received.popleft()
+                if isinstance(message, BaseException) or message is grpc.aio.EOF:
+                    if failed is not None:
+                        raise failed
+                    if isinstance(message, BaseException):
+                        raise message
+                    code = await call.code()
+                    return session.ended(code, await call.details() if code != grpc.StatusCode.OK else "")
+                answer = session.receive(message)
+                if answer is not None:
+                    await asyncio.sleep(0)  # let the reader take what arrived while the bot thought
+                    late = self.decision is not None and time.monotonic() > self.decision.final_deadline + LATE_S
+                    if failed is None and not late and not any(m is grpc.aio.EOF or isinstance(m, BaseException)
+                                                               for m in received):
+                        try:
+                            await call.write(answer)
+                        except (grpc.aio.AioRpcError, asyncio.InvalidStateError) as error:
+                            failed = error  # what was read before it may still hold the match's end
+                elif session.over is not None:
+                    if failed is None:
+                        with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                            await call.done_writing()
+                        await _wait_closed(call)
+                    return session.over
+        finally:
+            reader.cancel()
+
+
+LATE_S: Final = 1.0
+"""An answer this long past its decision's final deadline (the network's margin) is not sent."""
+
+
+async def _pump(call: Any, received: collections.deque[Any], arrived: asyncio.Event) -> None:
+    """Read the stream into ``received`` until its end (``EOF``) or its error (appended too)."""
+    try:
         while True:
             message = await call.read()
+            received.append(message)
+            arrived.set()
             if message is grpc.aio.EOF:
-                code = await call.code()
-                return session.ended(code, await call.details() if code != grpc.StatusCode.OK else "")
-            answer = session.receive(message)
-            if answer is not None:
-                await call.write(answer)
-            elif session.over is not None:
-                await call.done_writing()
-                await _wait_closed(call)
-                return session.over
+                return
+    except (grpc.aio.AioRpcError, asyncio.InvalidStateError) as error:
+        received.append(error)
+        arrived.set()
 
 
 async def _wait_closed(call: Any) -> None:
