@@ -265,6 +265,9 @@ class Runner:
                 if self.queue:
                     slots = min(self.backend.slots, len(self.queue))
                     await asyncio.gather(*(self._slot(i) for i in range(slots)))
+                    # look again: a retry released while its bot was being benched left the queue
+                    # but not the journal (it is voided above, as the bench's other matches were)
+                    continue
                 if not self._another_round():
                     break
         finally:
