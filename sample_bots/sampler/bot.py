@@ -36,6 +36,7 @@ from typing import Callable
 
 from spite_sdk import Bot, Move, Observation
 from spite_sdk.planning import STOCK, WEIGHTS, candidate_plans, plan_turn
+from spite_sdk.search import apply_plan
 from spite_sdk.tactics import tactician_candidates, tactician_plan
 
 from spite_engine import GameState, observe
@@ -62,16 +63,6 @@ BASES: dict[str, tuple[Candidates, Strategy]] = {
     "tactician": (tactician_candidates, tactician_plan),
 }
 """Whose candidates it compares and whose plans play the rollouts (``SPITE_SAMPLER_BASE``)."""
-
-def apply_plan(state: GameState, moves: list[Move], seat: int) -> None:
-    """Play ``moves`` as the referee plays a plan: up to the first one that reveals something
-    to ``seat`` (its draw, its stock's next card), ends the turn or ends the game."""
-    for move in moves:
-        start = len(state.log)
-        state.apply(move)
-        if state.news_for(seat, start):
-            return
-
 
 def finish_turns(state: GameState, turn_ends: int, policy: Strategy = plan_turn) -> None:
     """Play on with ``policy`` (the planner) for every seat until ``turn_ends`` turns have ended."""

@@ -85,11 +85,14 @@ def hostile_good() -> BotManifest:
     return BotManifest(name="hostile-good", command=(sys.executable, str(HOSTILE), "good"), workdir=HOSTILE.parent)
 
 
-def play_cleanly(bot: BotManifest, rules: str, seats: int, games: int, log_dir: Path) -> LocalMatch:
-    """``bot`` in the even seats, ``hostile_good`` in the odd ones, forfeit on any fault (so a
-    bad action cannot hide behind a substituted move); asserts every game ended by the rules,
-    no seat faulted, every process exited 0 and the bot introduced itself by its manifest."""
-    bots = [bot if seat % 2 == 0 else hostile_good() for seat in range(seats)]
+def play_cleanly(bot: BotManifest, rules: str, seats: int, games: int, log_dir: Path,
+                 opponent: BotManifest | None = None) -> LocalMatch:
+    """``bot`` in the even seats, ``opponent`` (default ``hostile_good``) in the odd ones,
+    forfeit on any fault (so a bad action cannot hide behind a substituted move); asserts every
+    game ended by the rules, no seat faulted, every process exited 0 and the bot introduced
+    itself by its manifest."""
+    other = opponent or hostile_good()
+    bots = [bot if seat % 2 == 0 else other for seat in range(seats)]
     config = MatchConfig(parse_rules(rules), [b.name for b in bots], TimeControl(), games, seed=5,
                          policy=Policy.FORFEIT)
     local = asyncio.run(play_local_match(bots, config, log_dir=log_dir))

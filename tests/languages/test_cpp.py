@@ -32,7 +32,7 @@ from spite_engine import parse_rules
 from spite_wire.canonical_json import referee_message_line
 from tournaments.checkbot import check_bot
 
-from .common import greedy_positions, require, unavailable
+from .common import greedy_positions, play_cleanly, require, unavailable
 
 # Toolchains and builds. It builds in sample_bots/: tests/conftest.py runs it with the other such files.
 pytestmark = pytest.mark.slow
@@ -102,24 +102,8 @@ def test_cpp_greedy_plays_greedy_through_the_referee(cpp_greedy: BotManifest, ru
                                                      tmp_path: Path) -> None:
     """cpp-greedy in the even seats, the Python greedy bot in the odd ones, forfeit on any
     fault: every game ends by the rules, no seat faults, every process exits 0."""
-    greedy = resolve_bot("greedy")
-    bots = [cpp_greedy if seat % 2 == 0 else greedy for seat in range(seats)]
-    config = MatchConfig(parse_rules(rules), [b.name for b in bots], TimeControl(), games, seed=11,
-                         policy=Policy.FORFEIT)
-    local = asyncio.run(play_local_match(bots, config, log_dir=tmp_path))
-    logs = "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-2000:]}" for p in local.logs if p and p.exists())
-    match = local.match
-    assert match.state_name == "finished", logs
-    assert len(match.results) == games
-    for result in match.results:
-        assert result.outcome.ending.by_rules, f"game {result.game_number}: {result.outcome.reason}\n{logs}"
-    for seat in match.seats:
-        report = seat.report
-        assert (report.status, report.timeouts, report.illegal_moves, report.malformed, report.crashes) == \
-            ("done", 0, 0, 0, 0), f"seat {seat.index}: {report.faults}\n{logs}"
-        assert report.decisions > 0
-    assert [e.returncode for e in local.exits] == [0] * seats, logs
-    assert (match.seats[0].report.name, match.seats[0].report.version) == ("cpp-greedy", "1.0.0")
+    local = play_cleanly(cpp_greedy, rules, seats, games, tmp_path, opponent=resolve_bot("greedy"))
+    assert (local.match.seats[0].report.name, local.match.seats[0].report.version) == ("cpp-greedy", "1.0.0")
 
 
 def test_the_readme_bot_builds_and_plays(toolchain: tuple[str, str], tmp_path: Path) -> None:
