@@ -486,7 +486,11 @@ def test_a_remote_bot_says_it_joined_and_hears_its_forfeit_for_timeouts(tmp_path
     assert ("entrant slow, version slow/sleeper v1, 1 game at once (asked for 3; capped: this key plays at most 1 "
             "remote games at once") in joined[0]
     games = [line for line in lines if ": game " in line]
-    assert games and all(re.search(r"lost \(seat \d forfeits: third strike: no answer to decision", line)
-                         for line in games), said
+    forfeits = [line for line in games if re.search(r"lost \(seat \d forfeits: third strike: no answer to decision",
+                                                    line)]
+    # a sleeper still asleep in its last game may come too late for the next one's seat (a no-show):
+    # the bot hears that as a refused token, never as an internal error
+    late = [line for line in games if "refused the seat token" in line]
+    assert forfeits and len(forfeits) + len(late) == len(games), said
     assert "INTERNAL" not in said and "Internal error from Core" not in said
     assert "the arena ended the bot's stream" in lines[-1] and "benched" in lines[-1]
