@@ -141,13 +141,7 @@ class GameState:
             first_seat = derive(seed, "first-seat") % rules.players
         elif not 0 <= first_seat < rules.players:
             raise ValueError(f"first_seat must be 0..{rules.players - 1}, got {first_seat}")
-        state = cls.__new__(cls)
-        state.rules, state.seed = rules, seed
-        state._wild = rules.wild_ranks
-        state._stock_of = tuple(rules.stock_of(s) for s in range(rules.players))
-        state._max_rank = rules.max_rank
-        state._fits_memo = _FITS_BY_WILD.setdefault(state._wild, {})
-        state.log = []
+        state = cls._bare(rules, seed)
         deck = list(rules.deck_cards())
         keyed_shuffle(deck, seed, 0)
         state.shuffles = 1
@@ -182,11 +176,9 @@ class GameState:
         return state
 
     @classmethod
-    def blank(cls, rules: RuleSet, seed: int, first_seat: int) -> "GameState":
-        """A state with no cards anywhere, ``first_seat`` to move at turn 0, for code that sets
-        a position up pile by pile (``determinize``): no deal, so it costs no shuffle. Its
-        future shuffles are keyed by ``seed`` from shuffle number 1, as after a deal."""
-        check_seed(seed)
+    def _bare(cls, rules: RuleSet, seed: int) -> "GameState":
+        """A state holding only the rule set, the seed and what is derived from them, for
+        :meth:`new` and :meth:`blank` to fill."""
         state = cls.__new__(cls)
         state.rules, state.seed = rules, seed
         state._wild = rules.wild_ranks
@@ -194,6 +186,15 @@ class GameState:
         state._max_rank = rules.max_rank
         state._fits_memo = _FITS_BY_WILD.setdefault(state._wild, {})
         state.log = []
+        return state
+
+    @classmethod
+    def blank(cls, rules: RuleSet, seed: int, first_seat: int) -> "GameState":
+        """A state with no cards anywhere, ``first_seat`` to move at turn 0, for code that sets
+        a position up pile by pile (``determinize``): no deal, so it costs no shuffle. Its
+        future shuffles are keyed by ``seed`` from shuffle number 1, as after a deal."""
+        check_seed(seed)
+        state = cls._bare(rules, seed)
         state.shuffles = 1
         state.draw_pile, state.set_aside = [], []
         state.stocks = [[] for _ in range(rules.stocks)]
