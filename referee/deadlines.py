@@ -32,11 +32,20 @@ extra reads; the bot is taken to have been kept off the CPU for the same share o
 first moment as of the time after it."""
 GIVEN_SLACK_MS = 50
 """A limit is extended while the bot is owed more than this (the time it was kept off
-the CPU since its clock started, less the time already added)."""
+the CPU since its clock started, less the time already added), or than a twentieth of the
+limit if that is less (:func:`given_slack_ms`)."""
 GIVEN_CAP = 10
 """A limit waits at most this many times its length for the bot to be given its time
 (a machine 10 times oversubscribed gives a single-threaded bot about a fifth of a core);
 a bot still owed more than the lag limit then makes the match void, never a loss."""
+
+
+def given_slack_ms(window_s: float) -> float:
+    """The time a bot may still be owed when its extended limit ends: ``GIVEN_SLACK_MS``, or a
+    twentieth of its window if that is less. The extensions converge on the bot having been
+    given its window less this, so a fixed 50 ms would leave a bot with a 100 ms window only
+    half of it on a crowded core (seen in CI: a 50 ms computation charged a timeout)."""
+    return min(GIVEN_SLACK_MS, window_s * 1000 / 20)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from spite.v1 import referee_pb2 as rpb
 from . import limits, reports
 from . import replay as replay_file
 from .status import MatchState, SeatStatus
-from .deadlines import (GIVEN_CAP, GIVEN_PROBE_S, GIVEN_SLACK_MS, LAG_LIMIT_MS, LAG_PROBE_S, GivenTime, LagMonitor,
+from .deadlines import (GIVEN_CAP, GIVEN_PROBE_S, given_slack_ms, LAG_LIMIT_MS, LAG_PROBE_S, GivenTime, LagMonitor,
                         ProcessControl, RefereeLag, Thinking, TimeControl)
 from .reports import GameResult, SeatReport
 from .seats import (MAX_INBOX, PROCESS_EXIT_WAIT_S, Closed, Garbled, Seat, SeatChannel, SeatRoster, describe_exit,
@@ -341,8 +341,8 @@ class Match(SeatRoster):
                 # stalled (an answer may be waiting unread), less the time already added
                 late_ms += (now - deadline) * 1000  # the timer's own lateness: a stall too
                 not_given_s = given.not_given_s(now) if given is not None else 0.0
-                owed_ms = max(not_given_s * 1000, self.lag.since(lag_mark), late_ms) - (deadline - window_end) * 1000
-                if owed_ms > GIVEN_SLACK_MS and now < cap:
+                owed_ms = not_given_s * 1000 + max(self.lag.since(lag_mark), late_ms) - (deadline - window_end) * 1000
+                if owed_ms > given_slack_ms(window_end - started) and now < cap:
                     deadline = min(cap, now + owed_ms / 1000)
                     continue
                 break

@@ -21,7 +21,7 @@ from spite.v1 import referee_pb2 as rpb
 
 from spite_engine import Ending, RuleSet
 
-from .deadlines import GIVEN_CAP, GIVEN_SLACK_MS, GivenTime, ProcessControl, RefereeLag, TimeControl, \
+from .deadlines import GIVEN_CAP, GIVEN_SLACK_MS, GivenTime, given_slack_ms, ProcessControl, RefereeLag, TimeControl, \
     WaitTimer
 from .reports import SeatReport
 from .status import MatchState, SeatStatus
@@ -275,7 +275,7 @@ class SeatRoster:
             remaining = deadline - time.monotonic()
             if waiting and remaining <= 0:
                 owed = max(self._connect_owed(s, opened, window_end) for s in waiting)
-                if owed * 1000 > GIVEN_SLACK_MS and time.monotonic() < cap:
+                if owed * 1000 > given_slack_ms(connect) and time.monotonic() < cap:
                     deadline = min(cap, time.monotonic() + owed)
                     continue
                 limit = self.config.lag_limit_ms / 1000
