@@ -12,10 +12,12 @@ wild played on it takes rank ``len(pile) + 1``.
 
 ``observe`` keeps the stocks' and the discard piles' public views in the state between
 decisions (they change on few moves); ``apply`` drops them when it changes those piles.
-Code that sets up a position may replace any pile list or attribute directly
-(``state.stocks[1] = [...]``, ``state.discards = ...``): that is noticed. Editing a stock
-or discard pile list in place (``append``, ``pop``) after observing the state is not:
-replace the list instead.
+The centre piles' heights are kept too, as one int (``apply`` adds to it), for the centre
+fits every decision looks up. Code that sets up a position may replace any pile list or
+attribute directly (``state.stocks[1] = [...]``, ``state.discards = ...``,
+``state.centre = [...]``): that is noticed. Editing a stock or discard pile list in place
+(``append``, ``pop``) after observing the state is not, nor replacing or editing one centre
+pile in place (``state.centre[0] = ...``): replace the outer list instead.
 """
 
 from __future__ import annotations
@@ -77,10 +79,32 @@ def discard_targets(started: tuple[bool, ...]) -> int:
 _DISCARD_TARGETS: dict[tuple[bool, ...], int] = {}
 """Memo of :func:`discard_targets` (a few hundred entries at most)."""
 
-_FITS_BY_WILD: dict[frozenset[Card], dict[tuple[int, ...], tuple[int, ...]]] = {}
-"""Memo of :func:`centre_fits` by centre pile heights, one per set of wild ranks (each state
-holds its own rule set's). It holds values of a pure function, not game state (at most
-12**4 entries with four piles; with more piles it starts again when full)."""
+_FITS_BY_WILD: dict[tuple[frozenset[Card], int], dict[int, tuple[int, ...]]] = {}
+"""Memo of :func:`centre_fits` by centre pile heights (packed as by :func:`packed_heights`),
+one per set of wild ranks and count of centre piles (each state holds its own rule set's).
+It holds values of a pure function, not game state (at most 12**4 entries with four piles;
+with more piles it starts again when full)."""
+_HEIGHT_BITS = 4
+"""Bits per centre pile in a packed height (a pile holds at most 12 cards: it is completed
+at the Queen)."""
+
+
+def packed_heights(centre: list[list[Card]]) -> int:
+    """The centre piles' heights as one int, pile ``i`` in bits ``4i`` to ``4i + 3``."""
+    packed = 0
+    for index, pile in enumerate(centre):
+        packed |= len(pile) << (index * _HEIGHT_BITS)
+    return packed
+
+
+def unpacked_heights(packed: int, piles: int) -> tuple[int, ...]:
+    """The heights :func:`packed_heights` packed, for ``piles`` centre piles."""
+    mask = (1 << _HEIGHT_BITS) - 1
+    return tuple(packed >> (index * _HEIGHT_BITS) & mask for index in range(piles))
+
+
+_HEIGHT_UNIT = tuple(1 << (index * _HEIGHT_BITS) for index in range(16))
+"""What one card on centre pile ``i`` adds to the packed heights."""
 _FITS_MEMO_LIMIT = 1 << 16
 
 _DISCARD_BLOCKS: tuple[dict[tuple[int, ...], tuple[Move, ...]], ...] = ({}, {})
@@ -97,7 +121,8 @@ class GameState:
     __slots__ = ("rules", "seed", "draw_pile", "stocks", "hands", "discards", "centre", "set_aside",
                  "to_move", "turn", "outcome", "log", "cursors", "shuffles", "stuck_turns", "turn_stuck",
                  "first_seat",
-                 "_wild", "_stock_of", "_max_rank", "_fits_memo", "_stock_views", "_discard_views", "_observed")
+                 "_wild", "_stock_of", "_max_rank", "_fits_memo", "_stock_views", "_discard_views", "_observed",
+                 "_heights", "_centre_seen")
 
     rules: RuleSet
     seed: int
@@ -122,7 +147,11 @@ class GameState:
     _wild: frozenset[Card]
     _stock_of: tuple[int, ...]
     _max_rank: int
-    _fits_memo: dict[tuple[int, ...], tuple[int, ...]]
+    _fits_memo: dict[int, tuple[int, ...]]
+    _heights: int
+    """The centre piles' heights, packed (:func:`packed_heights`), when ``centre`` is
+    ``_centre_seen``; ``apply`` keeps it up to date, a replaced ``centre`` list is re-read."""
+    _centre_seen: list[list[Card]] | None
     _stock_views: tuple[Any, ...] | None
     """``observe``'s public view of the stocks and what it was built from (see
     ``observation._stock_views``); None when a move has changed them."""
@@ -184,7 +213,9 @@ class GameState:
         state._wild = rules.wild_ranks
         state._stock_of = tuple(rules.stock_of(s) for s in range(rules.players))
         state._max_rank = rules.max_rank
-        state._fits_memo = _FITS_BY_WILD.setdefault(state._wild, {})
+        state._fits_memo = _FITS_BY_WILD.setdefault((state._wild, rules.centre_piles), {})
+        state._centre_seen = None
+        state._heights = 0
         state.log = []
         return state
 
@@ -222,6 +253,10 @@ class GameState:
         other.hands = [h[:] for h in self.hands]
         other.discards = [[p[:] for p in seat] for seat in self.discards]
         other.centre = [p[:] for p in self.centre]
+        if self.centre is self._centre_seen:
+            other._centre_seen, other._heights = other.centre, self._heights
+        else:
+            other._centre_seen, other._heights = None, 0
         other.set_aside = self.set_aside[:]
         other.to_move, other.turn, other.outcome = self.to_move, self.turn, self.outcome
         other.log = self.log[:]
@@ -243,14 +278,18 @@ class GameState:
         return self.stocks[self._stock_of[seat]]
 
     def _fits(self) -> tuple[int, ...]:
-        """:func:`centre_fits` of the centre piles now: per rank, the mask of piles it may go on."""
-        heights = tuple(map(len, self.centre))
+        """:func:`centre_fits` of the centre piles now: per rank, the mask of piles it may go on.
+        Re-reads the heights if ``centre`` was replaced since they were last read."""
+        if self.centre is not self._centre_seen:
+            self._centre_seen = self.centre
+            self._heights = packed_heights(self.centre)
         memo = self._fits_memo
-        fits = memo.get(heights)
+        fits = memo.get(self._heights)
         if fits is None:
             if len(memo) >= _FITS_MEMO_LIMIT:
                 memo.clear()
-            fits = memo[heights] = centre_fits(heights, self._wild)
+            heights = unpacked_heights(self._heights, self.rules.centre_piles)
+            fits = memo[self._heights] = centre_fits(heights, self._wild)
         return fits
 
     def legal_moves(self) -> list[Move]:
@@ -261,7 +300,7 @@ class GameState:
             return []
         seat = self.to_move
         # _fits()'s memo looked up here: a method call costs as much as the lookup, every decision.
-        fits = self._fits_memo.get(tuple(map(len, self.centre))) or self._fits()
+        fits = (self.centre is self._centre_seen and self._fits_memo.get(self._heights)) or self._fits()
         stock = self.stocks[self._stock_of[seat]]
         moves: list[Move] = list(PLAYS_FROM_STOCK[stock[-1]][fits[stock[-1]]]) if stock else []
         hand_ranks = sorted(set(self.hands[seat]))
@@ -373,6 +412,7 @@ class GameState:
                 self._discard_views = None
             pile = self.centre[target]
             pile.append(card)
+            self._heights += _HEIGHT_UNIT[target]
             if source == _STOCK:
                 if not self.stocks[stock_index]:
                     self._finish_stock_emptied(seat)
@@ -489,6 +529,7 @@ class GameState:
     def _complete_pile(self, index: int) -> None:
         pile = self.centre[index]
         self.centre[index] = []
+        self._heights -= len(pile) << (index * _HEIGHT_BITS)
         self.log.append(Event(EventKind.PILE_COMPLETED, cards=tuple(pile), pile=index))
         if self.rules.completed_piles == "shuffle":
             self.draw_pile.extend(pile)
@@ -570,7 +611,7 @@ class GameState:
         if self.outcome is not None:
             self.turn_stuck = False
             return
-        fits = self._fits_memo.get(tuple(map(len, self.centre))) or self._fits()
+        fits = (self.centre is self._centre_seen and self._fits_memo.get(self._heights)) or self._fits()
         hand = self.hands[seat]
         self.turn_stuck = not self._has_play(fits) and (
             (not self.draw_pile and not self.set_aside) or not (hand and self._discardable(hand, fits)))

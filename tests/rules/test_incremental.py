@@ -107,3 +107,26 @@ def test_piles_replaced_after_observing_are_seen() -> None:
     for seat in (0, 1):
         assert observe(state, seat) == reference_observation(state, seat)
     assert state.clone().legal_moves() == reference_legal_moves(state)
+
+
+def test_a_replaced_centre_is_seen_and_clones_keep_the_heights() -> None:
+    """The centre heights kept in the state (packed, added to by ``apply``) follow plays,
+    completed piles and clones, and a ``centre`` list replaced directly is re-read."""
+    state = position(hands=["2 3 4 5 6", "7 8 9 10 J"], stocks=["9 Q 7", "5 6 8"],
+                     centre=["A", "", "", ""])
+    assert state.legal_moves() == reference_legal_moves(state)
+    state.apply(make_move(MoveKind.PLAY, Source.HAND, 0, 2, 0))
+    assert state.legal_moves() == reference_legal_moves(state)
+    state.centre = [cards("A 2 3 4 5 6 7 8 9 10 J"), cards("A 2 3 4 5"), [], []]
+    assert state.legal_moves() == reference_legal_moves(state)
+    copy = state.clone()
+    copy.apply(make_move(MoveKind.PLAY, Source.HAND, 0, 6, 1))
+    assert copy.legal_moves() == reference_legal_moves(copy)
+    assert state.legal_moves() == reference_legal_moves(state)
+    rng = random.Random(7)
+    for seed in range(20):
+        state = GameState.new(parse_rules("skip-bo"), seed)
+        while state.outcome is None:
+            copy = state.clone()
+            assert copy.legal_moves() == reference_legal_moves(state)
+            state.apply(rng.choice(state.legal_moves()))
