@@ -10,10 +10,14 @@ The search (:func:`plan_turn`)
     top of any own discard pile, onto any centre pile it fits (a natural card onto the first
     pile needing its rank, a wild onto each distinct pile height: a wild's only effect is the
     height it raises). It keeps a transposition set on (centre pile heights as a multiset,
-    hand, discard pile depths): everything the evaluation reads is a function of that key,
-    so the search is exact. A branch ends where the next card is hidden: at a stock play
-    (the next stock card turns up) and at a play that empties the hand (five new cards are
-    drawn). Every node is also a place to stop and discard.
+    hand, discard pile depths, whether there is anything to draw): everything the evaluation
+    reads is a function of that key, so the search is exact. A branch ends where the next
+    card is hidden: at a stock play (the next stock card turns up) and at a play that
+    empties the hand while there is something to draw (five new cards are drawn). With
+    nothing to draw (the draw pile and the set-aside pile empty) an emptied hand stays empty
+    and the turn goes on from the stock and the discard piles; a pile completed then brings
+    its cards back to be drawn (rules version 2: with an empty hand, at once, so that play
+    ends the branch and earns ``empty_hand``). Every node is also a place to stop and discard.
 
 The evaluation (weights in :data:`WEIGHTS`), a sum:
     * ``stock``: a stock card played (the whole objective of the game) dominates the rest,
@@ -142,6 +146,7 @@ class Search:
         self.wild: frozenset[int] = frozenset(rules.wild_ranks)
         self.no_block: bool = rules.no_block
         self.discard_aces: bool = rules.discard_aces
+        self.draw_game: bool = rules.draw_pile_exhausted == "draw-game"
         self.piles: tuple[tuple[int, ...], ...] = tuple(observation.discard_piles[seat])
         stock_index = rules.stock_of(seat)
         mine = observation.stocks[stock_index]
@@ -154,7 +159,8 @@ class Search:
         self.danger_memo: dict[tuple[int, ...], float] = {}
         self.nodes = 0
         heights = tuple(len(p) for p in observation.centre_piles)
-        self.run(heights, self.hand0, tuple(len(p) for p in self.piles), (), 0.0)
+        drawable = bool(observation.draw_pile_count or observation.set_aside_count)
+        self.run(heights, self.hand0, tuple(len(p) for p in self.piles), (), 0.0, drawable)
 
     # -- evaluation ----------------------------------------------------------------------------
 
@@ -208,9 +214,10 @@ class Search:
     # -- search --------------------------------------------------------------------------------
 
     def run(self, heights: tuple[int, ...], hand: tuple[int, ...], depths: tuple[int, ...],
-            path: tuple[Step, ...], gain: float) -> None:
-        """Visit a position: ``gain`` is the value of the plays that led to it."""
-        key = (tuple(sorted(heights)), hand, depths)
+            path: tuple[Step, ...], gain: float, drawable: bool = True) -> None:
+        """Visit a position: ``gain`` is the value of the plays that led to it; ``drawable``,
+        whether there are cards to draw (a completed pile brings some)."""
+        key = (tuple(sorted(heights)), hand, depths, drawable)
         if key in self.seen or self.nodes >= NODE_LIMIT:
             return
         self.seen.add(key)
@@ -233,6 +240,8 @@ class Search:
                 value = gain + self.w["stock"] - (self.w["wild"] if is_wild else 0.0) - self.danger(new_heights)
                 if self.stock_count == 1:
                     value += self.w["win"]
+                elif not hand and heights[target] + 1 >= QUEEN:
+                    value += self.w["empty_hand"]  # rules v2: the completed pile refills the hand
                 self.results.append(TurnPlan(path + ((PLAY, STOCK, 0, stock, target),), value, True))
         previous = -1
         for index, card in enumerate(hand):
@@ -248,11 +257,14 @@ class Search:
             for target in spots:
                 step = (PLAY, HAND, 0, card, target)
                 new_heights = _raised(heights, target)
-                if not rest:
+                # A completed pile is drawn from; under "draw-game" an empty hand with nothing
+                # to draw ends the game, so the branch ends there as before.
+                refills = drawable or heights[target] + 1 >= QUEEN or self.draw_game
+                if not rest and refills:
                     value = step_gain + self.w["empty_hand"] - self.danger(new_heights)
                     self.results.append(TurnPlan(path + (step,), value, True))
                 else:
-                    self.run(new_heights, rest, depths, path + (step,), step_gain)
+                    self.run(new_heights, rest, depths, path + (step,), step_gain, refills)
         for pile, depth in enumerate(depths):
             if not depth:
                 continue
@@ -264,8 +276,15 @@ class Search:
             new_depths = depths[:pile] + (depth - 1,) + depths[pile + 1:]
             step_gain = gain - self.w["wild"] if is_wild else gain + self.w["pile_card"]
             for target in spots:
-                self.run(_raised(heights, target), hand, new_depths,
-                         path + ((PLAY, DISCARD_PILE, pile, card, target),), step_gain)
+                step = (PLAY, DISCARD_PILE, pile, card, target)
+                new_heights = _raised(heights, target)
+                completes = heights[target] + 1 >= QUEEN
+                if not hand and completes:
+                    # Rules v2: the completed pile's cards refill the empty hand at once.
+                    value = step_gain + self.w["empty_hand"] - self.danger(new_heights)
+                    self.results.append(TurnPlan(path + (step,), value, True))
+                else:
+                    self.run(new_heights, hand, new_depths, path + (step,), step_gain, drawable or completes)
 
 
 def _raised(heights: tuple[int, ...], target: int) -> tuple[int, ...]:
