@@ -8,10 +8,11 @@ import random
 
 import pytest
 
-from spite_engine import GameState, observe, parse_rules
+from spite_engine import GameState, MoveKind, observe, parse_rules
 from spite_sdk.search import Searcher
 from spite_sdk.tactics import tactician_plan
 
+from ..rules.support import position
 from .support import agent, play_checked
 
 
@@ -91,7 +92,7 @@ def test_searcher_is_reproducible_from_its_seed() -> None:
         _, me = searcher_agent(rollouts=12)
         rngs = [random.Random(f"{bot_seed}:{seat}") for seat in range(rules.players)]
         state = GameState.new(rules, 11)
-        chosen = []
+        chosen: list[object] = []
         while state.outcome is None:
             seat = state.to_move
             view = observe(state, seat)
@@ -126,3 +127,44 @@ def test_searcher_decision_depends_only_on_the_observation() -> None:
     first = Searcher(rollouts=16).decide(view, random.Random(5))  # type: ignore[arg-type]
     second = Searcher(rollouts=16).decide(view2, random.Random(5))
     assert first == second
+
+
+def test_the_candidates_add_other_discards_after_the_tacticians_plays() -> None:
+    """Beside the plans with distinct first moves, the searcher compares the tactician's own
+    plays ending in its next best discards (candidates that differ only in the discard)."""
+    from spite_sdk.tactics import tactician_candidates
+
+    rules = parse_rules("standard")
+    state = GameState.new(rules, 3)
+    checked = 0
+    while state.outcome is None and checked < 5:
+        view = observe(state, state.to_move)
+        wider = tactician_candidates(view, 4, discards=2)
+        best = wider[0][1]
+        assert best == tactician_plan(view) and len({tuple(m) for _, m in wider}) == len(wider)
+        if len(best) >= 2 and best[-1].kind == MoveKind.DISCARD:
+            extra = [moves for _, moves in wider if moves[:-1] == best[:-1] and moves != best]
+            assert extra and all(m[-1].kind == MoveKind.DISCARD for m in extra)
+            checked += 1
+        for move in best:
+            start = len(state.log)
+            state.apply(move)
+            if state.news_for(view.seat, start):
+                break
+    assert checked == 5
+
+
+def test_a_rollout_scores_the_open_stock_top_of_the_seat_to_move() -> None:
+    """A rollout that stops with a rival to move whose stock top fits a centre pile scores
+    ``OPEN_TOP`` less than the same stop with that card blocked; with the searching seat to
+    move, ``OPEN_TOP`` more."""
+    from spite_sdk.search import OPEN_TOP, _score
+
+    def stop(to_move: int, top: str) -> GameState:
+        return position(to_move=to_move, hands=["9 9 9 9 9", "9 9 9 9 9"], stocks=[f"K {top}", f"K {top}"],
+                        centre=["A 2 3 4", "", "", ""])
+
+    counts = [2, 2]
+    assert _score(stop(1, "5"), 0, 0, [1], counts) == -OPEN_TOP
+    assert _score(stop(1, "7"), 0, 0, [1], counts) == 0.0
+    assert _score(stop(0, "A"), 0, 0, [1], counts) == OPEN_TOP

@@ -172,12 +172,14 @@ class Search:
             cost = self.danger_memo[key] = self.danger_model(key)
         return cost
 
-    def best_discard(self, heights: tuple[int, ...], hand: tuple[int, ...],
-                     depths: tuple[int, ...]) -> tuple[Step, float]:
-        """The best legal discard at the end of the turn (or pass when none is legal)."""
+    def best_discards(self, heights: tuple[int, ...], hand: tuple[int, ...],
+                      depths: tuple[int, ...], count: int = 1) -> list[tuple[Step, float]]:
+        """The ``count`` best legal discards at the end of the turn, best first, with their
+        values (pass, valued 0, when none is legal)."""
         wild = self.wild
         best: Step = (PASS, HAND, 0, 0, 0)
         best_value = -1e18
+        others: list[tuple[float, Step]] = []
         needs = {h + 1 for h in heights}
         tops: list[int | None] = [self.piles[i][d - 1] if d else None for i, d in enumerate(depths)]
         empties = [i for i, d in enumerate(depths) if not d]
@@ -189,25 +191,36 @@ class Search:
                 continue
             for target in targets:
                 value = discard_value(card, tops[target], card in wild, len(empties), needs, self.w)
+                step = (DISCARD, HAND, 0, card, target)
                 if value > best_value:
-                    best_value, best = value, (DISCARD, HAND, 0, card, target)
-        return best, (0.0 if best[0] == PASS else best_value)
+                    if count > 1 and best[0] != PASS:
+                        others.append((best_value, best))
+                    best_value, best = value, step
+                elif count > 1:
+                    others.append((value, step))
+        if best[0] == PASS:
+            return [(best, 0.0)]
+        chosen = [(best, best_value)]
+        if count > 1:
+            others.sort(key=lambda other: -other[0])
+            chosen += [(step, value) for value, step in others[:count - 1]]
+        return chosen
 
-    def finish(self, complete: bool) -> list[TurnPlan]:
-        """The plans, best first. Each place to stop gets its best discard; with ``complete``
-        False only those that could still be the best one (a discard is worth at most
-        :data:`DISCARD_MAX`)."""
+    def finish(self, complete: bool, discards: int = 1) -> list[TurnPlan]:
+        """The plans, best first. Each place to stop gets its ``discards`` best discards; with
+        ``complete`` False only those that could still be the best one (a discard is worth
+        at most :data:`DISCARD_MAX`)."""
         results = self.results
         best = max((plan.value for plan in results), default=-1e18)
         self.stops.sort(key=lambda stop: -stop[0])
         for base, heights, hand, depths, path in self.stops:
             if not complete and base + DISCARD_MAX < best:
                 break
-            discard, score = self.best_discard(heights, hand, depths)
-            value = base + score
-            results.append(TurnPlan(path + (discard,), value, False))
-            if value > best:
-                best = value
+            for discard, score in self.best_discards(heights, hand, depths, discards):
+                value = base + score
+                results.append(TurnPlan(path + (discard,), value, False))
+                if value > best:
+                    best = value
         results.sort(key=lambda plan: -plan.value)
         return results
 
@@ -314,14 +327,15 @@ def discard_value(card: int, top: int | None, is_wild: bool, empty_piles: int, n
 
 
 def search(observation: Observation, complete: bool = True, weights: Mapping[str, float] = WEIGHTS,
-           danger: DangerModel | None = None) -> list[TurnPlan]:
+           danger: DangerModel | None = None, discards: int = 1) -> list[TurnPlan]:
     """The sequences the search found, best first: every one with ``complete``, else at
-    least the best one. With nothing left to draw, a bare pass is left out while any play is
-    open (see the module docstring: it would repeat the position)."""
+    least the best one; each place to stop with its ``discards`` best discards. With
+    nothing left to draw, a bare pass is left out while any play is open (see the module
+    docstring: it would repeat the position)."""
     searched = Search(observation, weights, danger)
     if observation.draw_pile_count or observation.set_aside_count:
-        return searched.finish(complete)
-    plans = searched.finish(True)
+        return searched.finish(complete, discards)
+    plans = searched.finish(True, discards)
     moving = [plan for plan in plans if plan.steps[0][0] != PASS]
     return moving or plans
 
@@ -349,15 +363,31 @@ def planner_move(observation: Observation) -> Move:
 
 
 def candidate_plans(observation: Observation, count: int, weights: Mapping[str, float] = WEIGHTS,
-                    danger: DangerModel | None = None) -> list[tuple[float, list[Move]]]:
-    """Up to ``count`` best plans with distinct first moves, best first, as (value, moves)."""
+                    danger: DangerModel | None = None, discards: int = 0) -> list[tuple[float, list[Move]]]:
+    """Up to ``count`` best plans with distinct first moves, best first, as (value, moves);
+    then up to ``discards`` more: the best plan's plays with another discard (the next best
+    ones, when it ends in a discard), best first."""
     chosen: list[tuple[float, list[Move]]] = []
     firsts: set[Step] = set()
-    for plan in search(observation, True, weights, danger):
+    plans = search(observation, True, weights, danger, 1 + discards)
+    taken: set[tuple[Step, ...]] = set()
+    for plan in plans:
         if plan.steps[0] in firsts:
             continue
         firsts.add(plan.steps[0])
+        taken.add(plan.steps)
         chosen.append((plan.value, _moves(observation, plan.steps)))
         if len(chosen) >= count:
             break
+    best = plans[0].steps if plans else ()
+    if discards and best and best[-1][0] == DISCARD:
+        others = 0
+        for plan in plans[1:]:
+            steps = plan.steps
+            if (len(steps) == len(best) and steps[:-1] == best[:-1] and steps[-1][0] == DISCARD
+                    and steps not in taken):
+                chosen.append((plan.value, _moves(observation, steps)))
+                others += 1
+                if others >= discards:
+                    break
     return chosen

@@ -3,9 +3,11 @@
 Perfect-information Monte Carlo with the tactician as prior and as rollout policy:
 
 1. The tactician (:mod:`spite_sdk.tactics`) lists the turn's best plans with distinct first
-   moves (up to :data:`CANDIDATES`). Its first choice is the answer outright when it plays
-   the stock card, wins, or leads the next plan by more than :data:`GATE` points of its own
-   evaluation: about half the decisions, and none of them is worth a rollout.
+   moves (up to :data:`CANDIDATES`), then its own best plan's plays ending in its next best
+   discards (up to :data:`DISCARDS`: candidates that differ only in the discard); plans more
+   than :data:`GATE` points of its evaluation below its first choice are dropped. The first
+   choice is the answer outright when it plays the stock card, wins, or no other candidate
+   is left: about half the decisions, and none of them is worth a rollout.
 2. Otherwise, sample after sample, it deals a world consistent with the observation
    (``spite_engine.determinize``: the other hands, the cards under every stock top, the draw
    pile's order, from the cards it has not seen, so no hidden card can reach the search) and
@@ -14,7 +16,10 @@ Perfect-information Monte Carlo with the tactician as prior and as rollout polic
    tactician for every seat. The engine plays the rollouts, so everything the rules do is in
    them: a completed pile refilling an empty hand (rules v2), reshuffles, the stalemate rule.
 3. A rollout scores its stock cards played minus the opponents' (per opponent), ``WIN`` for
-   a win (minus for a loss). Each candidate is compared with the tactician's first choice
+   a win (minus for a loss), and :data:`OPEN_TOP` for the position it stops in (the seat to
+   move there can play its stock top at once: plus for the searching side, minus for a
+   rival), so a candidate that leaves the rival its stock card after the horizon scores
+   below one that does not. Each candidate is compared with the tactician's first choice
    *on the same worlds*: it replaces it only when the mean of the paired differences is above
    :data:`MARGIN` and above :data:`Z` standard errors, so noise does not overrule the prior
    (the sampler's fixed margin overruled it on a third of its decisions and lost by it).
@@ -40,7 +45,9 @@ from spite_engine.determinize import determinize
 from .tactics import WEIGHTS, tactician_candidates, tactician_plan
 
 CANDIDATES = 4
-"""How many of the tactician's plans (distinct first moves) are compared."""
+"""How many of the tactician's plans with distinct first moves are compared..."""
+DISCARDS = 2
+"""...and how many other discards after the tactician's own plays (its next best ones)."""
 GATE = 25.0
 """Search only when the tactician's second plan is within this many points of its first."""
 HORIZON = 2
@@ -48,9 +55,13 @@ HORIZON = 2
 next turn, where a refilled hand or an opened stock card shows)."""
 WIN = 20.0
 """A rollout's score for a win (a loss scores minus this), in stock cards."""
-MARGIN = 0.25
+OPEN_TOP = 0.5
+"""A rollout's score for the position it stops in: the seat to move there can play its stock
+top at once (a natural card some centre pile needs, or a wild): plus this if it is the
+searching seat's side, minus if a rival's (in stock cards)."""
+MARGIN = 0.1
 """The least mean gain (stock cards) over the tactician's choice that overrules it."""
-Z = 2.0
+Z = 1.5
 """...and the gain must be this many standard errors above zero (paired samples)."""
 MIN_SAMPLES = 6
 """Fewer complete samples than this never overrule the tactician."""
@@ -104,13 +115,14 @@ class Searcher:
 
     def __init__(self, *, rollouts: int | None = None, budget_ms: float | None = None,
                  clock: Callable[[], float] = time.monotonic, horizon: int = HORIZON,
-                 candidates: int = CANDIDATES, margin: float = MARGIN, z: float = Z,
+                 candidates: int = CANDIDATES, discards: int = DISCARDS, margin: float = MARGIN, z: float = Z,
                  deadline_share: float = DEADLINE_SHARE) -> None:
         self.rollouts = ROLLOUTS if rollouts is None else rollouts
         self.budget = None if budget_ms is None else budget_ms / 1000
         self.clock = clock
         self.horizon = horizon
         self.count = candidates
+        self.discards = discards
         self.margin = margin
         self.z = z
         self.deadline_share = deadline_share
@@ -120,10 +132,11 @@ class Searcher:
         """The plan for this decision; ``deadline`` is a ``clock()`` value the answer must beat."""
         started = self.clock() if self.budget is not None or deadline is not None else 0.0
         self.stats.decisions += 1
-        candidates = tactician_candidates(observation, self.count)
+        candidates = tactician_candidates(observation, self.count, self.discards)
         best = candidates[0][1]
-        if (len(candidates) == 1 or any(m.kind == 0 and m.source == 1 for m in best)
-                or candidates[0][0] - candidates[1][0] > GATE or candidates[0][0] >= WEIGHTS["win"]):
+        top = candidates[0][0]
+        candidates = [candidates[0]] + [c for c in candidates[1:] if top - c[0] <= GATE]
+        if len(candidates) == 1 or any(m.kind == 0 and m.source == 1 for m in best) or top >= WEIGHTS["win"]:
             return best
         stop = None
         if self.budget is not None:
@@ -194,4 +207,12 @@ def _score(state: GameState, seat: int, mine: int, others: list[int], start_coun
         return WIN if seat in outcome.winners else -WIN
     played = start_counts[mine] - len(state.stocks[mine])
     theirs = sum(start_counts[i] - len(state.stocks[i]) for i in others) / len(others)
-    return float(played - theirs)
+    score = float(played - theirs)
+    if outcome is None:
+        to_move = state.to_move
+        stock = state.stocks[state.rules.stock_of(to_move)]
+        if stock:
+            card = stock[-1]
+            if card in state.rules.wild_ranks or any(len(pile) + 1 == card for pile in state.centre):
+                score += -OPEN_TOP if state.rules.stock_of(to_move) in others else OPEN_TOP
+    return score
