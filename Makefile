@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup sandbox browser demo test test-under-load test-load-subset bench bench-rules bench-transport bench-referee bench-hosting bench-tournament bench-ladder bench-bots bench-sandbox proto clean
+.PHONY: setup sandbox browser demo test test-under-load test-load-subset bench bench-rules bench-transport bench-referee bench-hosting bench-tournament bench-ladder bench-bots bench-search bench-sandbox proto clean
 
 setup: $(STAMP) sandbox browser
 
@@ -71,7 +71,7 @@ bench-hosting: setup
 
 # Sample bots' strength (docs/bots.md): duplicate deals in process on both cores, then the
 # sampler through the referee under its time control; each line alone works too.
-bench-bots: setup
+bench-bots: setup bench-search
 	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --games 2000 --markdown --pairs tactician:h13-like,tactician:skipbo-naive,tactician:planner,planner:h13-like,planner:skipbo-naive,h13-like:skipbo-naive,skipbo-naive:naive,greedy:skipbo-naive,greedy:h13-like,greedy:planner,naive:skipbo-naive,naive:h13-like,naive:planner,random:skipbo-naive,random:h13-like,random:planner
 	$(PY) bench/bot_strength.py --rules standard --games 2000 --markdown --pairs tactician:planner,tactician:greedy,tactician:naive
 	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --games 400 --samples 8 --markdown --pairs sampler:skipbo-naive,sampler:h13-like,sampler:planner
@@ -81,11 +81,17 @@ bench-bots: setup
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:naive,sampler:random --games 200 --samples 8
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:planner --games 1000 --referee
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:tactician --games 200 --referee
-	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 200 --rollouts 40 --jobs 1
-	$(PY) bench/bot_strength.py --rules standard --pairs searcher:tactician --games 200 --rollouts 40 --jobs 1
-	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 100 --rollouts 160 --jobs 1
+
+# The searcher against the tactician (docs/bots.md, "The searcher against the tactician"):
+# in process at a fixed rollout count, then through the referee as shipped (1 s / 10 s), then
+# the clock alone deciding the rollouts at 0.1, 0.3 and 1 s per decision (the scaling table).
+bench-search: setup
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 400 --rollouts 120 --jobs 1
+	$(PY) bench/bot_strength.py --rules standard --pairs searcher:tactician --games 400 --rollouts 120 --jobs 1
 	$(PY) bench/bot_strength.py --rules standard --pairs searcher:tactician --games 1000 --referee
 	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 1000 --referee
+	for ms in 100 300 1000; do $(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 1000 --referee \
+	    --decision-ms $$ms --env searcher:SPITE_SEARCHER_ROLLOUTS=1000000 --env searcher:SPITE_SEARCHER_MS=$$((ms * 6 / 10)) || exit 1; done
 
 bench-sandbox: setup
 	$(PY) bench/sandbox_cost.py

@@ -93,7 +93,7 @@ def make_agent(name: str, samples: int, weights: dict[str, float] | None = None)
     (:data:`spite_sdk.tactics.WEIGHTS`), for ablations."""
     if name == "searcher":
         from spite_sdk.search import Searcher
-        options = {} if SEARCHER_Z is None else {"z": SEARCHER_Z}
+        options: dict[str, Any] = {} if SEARCHER_Z is None else {"z": SEARCHER_Z}
         searcher = Searcher(rollouts=ROLLOUTS, **options)  # no clock: a fixed count, reproducible anywhere
         return lambda view, rng: searcher.decide(view, rng)
     if name == "planner":
@@ -197,13 +197,14 @@ def run_deals(job: tuple[str, str, str, list[int], int, int, dict[str, float]]) 
 
 
 def run_referee_deals(spec: str, a: str, b: str, deals: int, master: int, decision_ms: int, bank_ms: int,
-                      env: dict[str, dict[str, str]], per_match: int) -> list[float]:
+                      env: dict[str, dict[str, str]], per_match: int, times: list[int] | None = None) -> list[float]:
     """Play ``deals`` of ``a`` against ``b`` through the real referee, the bots as processes
     started from their bot.toml, under a time control: a block of ``per_match`` deals is a
     match of ``a`` against ``b`` and one of ``b`` against ``a`` on the same seed, run side
     by side (game k of both is dealt alike, and the other seat moves first). Returns the
     same tally as :func:`run_deals` (the turn caps as element 12), plus the timeouts of ``a``
-    and of ``b`` (elements 10 and 11); element 9 is wall seconds, not CPU."""
+    and of ``b`` (elements 10 and 11); element 9 is wall seconds, not CPU. ``times`` (when
+    given) gets every decision time of ``a``, in microseconds, as the referee measured it."""
     import asyncio
     import dataclasses
 
@@ -232,6 +233,8 @@ def run_referee_deals(spec: str, a: str, b: str, deals: int, master: int, decisi
         for names, result in zip(lineups, results):
             summary = result.match.summary()
             a_seat = names.index(a)
+            if times is not None:
+                times.extend(result.match.seats[a_seat].report.decision_us)
             tally[10] += summary["seats"][a_seat]["timeouts"]
             tally[11] += summary["seats"][1 - a_seat]["timeouts"]
             for game in summary["games"]:
@@ -326,8 +329,12 @@ def main() -> None:
         print(f"rules {args.rules}, {2 * deals} games per pairing (duplicate deals) through the referee, "
               f"decision {args.decision_ms} ms, bank {args.bank_ms} ms, seed {args.seed}, env {env}", flush=True)
         for a, b in pairs:
+            times: list[int] = []
             total = run_referee_deals(args.rules, a, b, deals, args.seed, args.decision_ms, args.bank_ms, env,
-                                      args.deals_per_match)
+                                      args.deals_per_match, times)
+            times.sort()
+            p50, p99 = ((times[min(len(times) - 1, int(q * len(times)))] / 1000 for q in (0.5, 0.99))
+                        if times else (0.0, 0.0))
             w, d, l = (int(x) for x in total[:3])
             games = w + d + l
             low, high = wilson(w, games)
@@ -335,6 +342,7 @@ def main() -> None:
             print(f"| {a} | {b} | {games:,} | {w:,} | {d:,} | {l:,} | **{w / games:.1%}** | [{low:.1%}, {high:.1%}] | "
                   f"{split} | {total[3] / games:.1%} | turn cap {total[12] / games:.1%} | "
                   f"timeouts {int(total[10])} / {int(total[11])} | "
+                  f"{a} decision p50 / p99 {p50:.0f} / {p99:.0f} ms (limit {args.decision_ms} ms) | "
                   f"{total[9]:.0f} s wall |", flush=True)
         return
     print(f"rules {args.rules}, {2 * deals} games per pairing (duplicate deals), seed {args.seed}, "
