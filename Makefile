@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup sandbox browser demo test test-under-load test-load-subset bench bench-rules bench-transport bench-referee bench-hosting bench-tournament bench-ladder bench-bots bench-search bench-sandbox proto clean
+.PHONY: setup sandbox browser demo test test-under-load test-load-subset bench bench-rules bench-transport bench-referee bench-hosting bench-tournament bench-ladder bench-soak bench-bots bench-search bench-sandbox proto clean
 
 setup: $(STAMP) sandbox browser
 
@@ -59,6 +59,12 @@ bench-tournament: setup
 # The hosted ladder (spite serve, house bots) beside the league (spite tournament), same bots, same run.
 bench-ladder: setup
 	$(PY) bench/ladder_speed.py --seconds 60 --rounds 40 --parallel 2
+
+# The memory soak (issue 24): spite serve with the house bots, warm workers and a remote bot
+# through the lobby plays GAMES games while the RSS of every process is sampled (GAMES=2000: quick).
+GAMES ?= 20000
+bench-soak: setup
+	$(PY) bench/soak.py --games $(GAMES)
 
 bench-transport: setup
 	$(PY) bench/transport_speed.py

@@ -302,7 +302,10 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
 async def start_lobby(listen: str, lobby: Lobby, credentials: grpc.ServerCredentials | None = None) -> RunningReferee:
     """A gRPC server on ``listen`` with the Referee service (remote seats play there) and
     the Arena service (remote bots wait there)."""
-    arena = Arena()
+    # The ladder records each game from the match play_remote returns; nobody holds this
+    # referee's admin token to ask for a finished one: kept an hour, every remote game's
+    # match grew spite serve by MBs a thousand games (issue 24, item 17).
+    arena = Arena(retain_s=0.0)
     admin_token = secrets.token_urlsafe(32)
     server = grpc.aio.server(options=SERVER_OPTIONS)
     add_referee_servicer(RefereeServicer(arena, admin_token), server)

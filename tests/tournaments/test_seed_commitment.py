@@ -171,6 +171,10 @@ def test_reveal_is_refused_before_the_tournament_finished(capsys: pytest.Capture
     assert shown["tournament"]["master_seed"] is None  # not while it runs
 
 
-def test_reveal_refuses_a_tournament_without_a_commitment(league: Run, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = cli(capsys, "seed", "reveal", "--db", str(league.db))
-    assert code == 2 and "has no committed seed" in err
+def test_reveal_refuses_a_tournament_without_a_commitment(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    config = load_tournament(write_tournament(tmp_path, "plain", **TINY))  # seed = 11: never secret
+    db = tmp_path / "plain.db"
+    with Store(db) as store:
+        open_tournament(store, config, build_bots(config), False)  # journaled: no need to play it
+    code, _, err = cli(capsys, "seed", "reveal", "--db", str(db))
+    assert code == 2 and "has no committed seed" in err and "was never secret" in err
