@@ -12,7 +12,8 @@ A ``build`` command runs first, in the sandbox (:func:`referee.build.build`: the
 folder writable and nothing else, no network, the caps of the competition's ``[build]``
 table, for the languages it names); its output goes to ``DATA/checks/vN/build.log`` and its
 last lines into the report's build line, which ``spite submit`` prints and ``/me`` shows. A
-failed build deletes what the upload left on disk.
+failed build deletes what the upload left on disk. Each entrant has a build cache of its own
+(:func:`build_cache`).
 
 The checks are those of ``spite check-bot`` (:mod:`tournaments.checkbot`) under the
 competition's own rules and time control (no variants: the ladder plays one rule set), run
@@ -39,7 +40,7 @@ import zlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from referee.build import BuildResult, build
+from referee.build import BuildResult, build, folder_usage
 from referee.manifest import BotManifest, ManifestError, load_manifest
 from referee.sandbox import SandboxError
 from referee.labels import LabelError, check_label, terminal_safe
@@ -201,6 +202,12 @@ def check_manifest(dest: Path) -> BotManifest:
     return manifest
 
 
+def build_cache(data: Path, entrant: str) -> Path:
+    """An entrant's build cache (``DATA/build-cache/NAME``: Go's and npm's), kept between its
+    uploads and never another entrant's (a shared one would let a build plant code in the next)."""
+    return data / "build-cache" / entrant
+
+
 def check_log_dir(data: Path, version_id: int) -> Path:
     """Where a version's check matches keep their logs (``DATA/checks/vN``; hidden from bots)."""
     return data / "checks" / f"v{version_id}"
@@ -229,9 +236,12 @@ async def build_upload(manifest: BotManifest, competition: Competition, version_
                "; set bot.toml's 'language', or upload built files without a 'build' command")
         return CheckReport(False, (Check("build", False, why).line(),), f"failed the build check: {why}")
     log_dir.mkdir(parents=True, exist_ok=True)
-    result: BuildResult = await build(manifest.build, folder, caps, log_dir / "build.log", language=manifest.language,
-                                      workdir=manifest.workdir)
     upload, data = folder.resolve(), log_dir.resolve().parent.parent
+    cache = build_cache(data, upload.parent.name)
+    if cache.is_dir() and folder_usage(cache)[0] > caps.disk_mb * 1024 * 1024 // 2:
+        shutil.rmtree(cache, ignore_errors=True)  # it counts against the disk cap: start afresh
+    result: BuildResult = await build(manifest.build, folder, caps, log_dir / "build.log", language=manifest.language,
+                                      workdir=manifest.workdir, cache=cache)
     detail = f"{manifest.build} ({result.seconds:.1f} s)" if result.ok else result.reason
     check = Check("build", result.ok, detail, "" if result.ok else f"the whole output: {check_log_name(version_id)}",
                   notes=list(result.tail))
