@@ -174,7 +174,8 @@ def toolchain_paths(language: str) -> tuple[list[Path], dict[str, str]]:
         real = Path(os.path.realpath(found))
         if real.name == "rustup":  # a rustup proxy: the toolchains and the default it reads
             rustup = Path(os.environ.get("RUSTUP_HOME", Path.home() / ".rustup"))
-            dirs += [p for p in (rustup / "toolchains", rustup / "settings.toml") if p.exists()]
+            dirs += [p for p in (rustup / "toolchains", rustup / "settings.toml", rustup / "update-hashes")
+                     if p.exists()]
             env["RUSTUP_HOME"] = str(rustup)
         elif real.parent != Path(found).parent:
             dirs.append(real.parent)

@@ -49,7 +49,7 @@ requests_per_minute = 10000
 bots = 5
 
 [build]
-languages = ["python", "go", "c++", "rust"]
+languages = ["python", "go", "c++", "rust", "typescript", "java"]
 wall_seconds = 3000                 # cold builds on a loaded two-core machine
 cpu_seconds = 3600
 memory_mb = 2048
@@ -101,7 +101,93 @@ def go_entrant(dest: Path) -> None:
         unavailable(f"go mod vendor needs the modules in this machine's cache: {vendored.stderr.strip()[-300:]}")
 
 
-ENTRANTS: dict[str, Callable[[Path], None]] = {"python": python_entrant, "cpp": cpp_entrant, "go": go_entrant}
+def rust_entrant(dest: Path) -> None:
+    """sdk/rust/README.md: the SDK and the protocol in ./spite (its build script reads
+    ../../proto), ``cargo vendor`` into ./vendor (from this machine's registry cache), and the
+    build command that takes crates.io from there."""
+    cargo = require("cargo", "Rust (cargo)")
+    _copy(REPO / "sample_bots" / "rust-greedy", dest)
+    _copy(REPO / "sdk" / "rust", dest / "spite" / "sdk" / "rust")
+    _copy(REPO / "proto", dest / "spite" / "proto")
+    cargo_toml = dest / "Cargo.toml"
+    cargo_toml.write_text(cargo_toml.read_text().replace('path = "../../sdk/rust"', 'path = "spite/sdk/rust"'))
+    vendored = subprocess.run([cargo, "vendor", "--offline", "vendor"], cwd=dest, capture_output=True, text=True,
+                              timeout=900)
+    if vendored.returncode != 0:
+        unavailable(f"cargo vendor needs every crate in this machine's registry cache (`cargo fetch` in "
+                    f"sample_bots/rust-greedy fetches them): {vendored.stderr.strip()[-300:]}")
+    manifest = dest / "bot.toml"
+    manifest.write_text(manifest.read_text().replace(
+        'build = "cargo build --release --locked"',
+        "build = \"cargo build --release --offline --config 'source.crates-io.replace-with=\\\"vendored\\\"' "
+        "--config 'source.vendored.directory=\\\"vendor\\\"'\""))
+
+
+def typescript_entrant(dest: Path) -> None:
+    """sdk/typescript/README.md: the SDK, built, in ./spite-sdk (its ``dist/`` and lock file),
+    the protocol in ./proto (the SDK loads the nearest one), the npm cache in ./npm-cache
+    (``npm ci --cache ./npm-cache`` in both where there is a network; here, a copy of this
+    machine's cache), and ``npm ci`` from that cache as the build."""
+    npm = require("npm", "Node.js (npm)")
+    sdk = dest.parent / "sdk-build"
+    _copy(REPO / "sdk" / "typescript", sdk / "sdk" / "typescript")
+    _copy(REPO / "proto", sdk / "proto")
+    for step in (["ci", "--offline", "--no-audit", "--no-fund"], ["run", "build"]):
+        done = subprocess.run([npm, *step], cwd=sdk / "sdk" / "typescript", capture_output=True, text=True,
+                              timeout=900)
+        if done.returncode != 0:
+            unavailable(f"npm {step[0]} of the SDK needs its packages in this machine's npm cache: "
+                        f"{done.stderr.strip()[-300:]}")
+    _copy(REPO / "sample_bots" / "typescript-greedy", dest)
+    _copy(REPO / "proto", dest / "proto")
+    (dest / "spite-sdk").mkdir()
+    for name in ("package.json", "package-lock.json", "dist"):
+        source = sdk / "sdk" / "typescript" / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, dest / "spite-sdk" / name)
+    for name in ("package.json", "package-lock.json"):
+        path = dest / name
+        path.write_text(path.read_text().replace("../../sdk/typescript", "spite-sdk"))
+    package = json.loads((dest / "package.json").read_text())
+    package["scripts"] = {"build": "tsc -p tsconfig.json"}
+    (dest / "package.json").write_text(json.dumps(package, indent=2) + "\n")
+    # the SDK's locked dependencies, installed under it (npm's lock names them spite-sdk/node_modules/...)
+    lock = json.loads((dest / "package-lock.json").read_text())
+    sdk_lock = json.loads((dest / "spite-sdk" / "package-lock.json").read_text())
+    for key, entry in sdk_lock["packages"].items():
+        if key.startswith("node_modules/") and not entry.get("dev"):
+            lock["packages"][f"spite-sdk/{key}"] = entry
+    (dest / "package-lock.json").write_text(json.dumps(lock, indent=2) + "\n")
+    cache = Path(os.environ.get("npm_config_cache") or Path.home() / ".npm")
+    shutil.copytree(cache / "_cacache", dest / "npm-cache" / "_cacache")
+    manifest = dest / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('build = "npm ci && npm run build"',
+                                                     'build = "npm ci --cache ./npm-cache && npm run build"'))
+
+
+def java_entrant(dest: Path) -> None:
+    """sdk/java/README.md: the SDK and the protocol in ./spite, the reactor pointed at it, and
+    an offline Maven repository in ./m2 (this machine's, which the kit's own build filled)."""
+    require("mvn", "Maven")
+    require("javac", "a JDK")
+    repository = Path.home() / ".m2" / "repository"
+    if not (repository / "io" / "grpc").is_dir():
+        unavailable("the Maven repository has no gRPC: build the Java kit once (tests/languages/test_java.py)")
+    _copy(REPO / "sample_bots" / "java-greedy", dest)
+    _copy(REPO / "sdk" / "java", dest / "spite" / "sdk" / "java")
+    _copy(REPO / "proto", dest / "spite" / "proto")
+    shutil.copytree(repository, dest / "m2", ignore=shutil.ignore_patterns("spite*", "org.spitearena*"))
+    reactor = dest / "reactor.xml"
+    reactor.write_text(reactor.read_text().replace("<module>../../sdk/java</module>",
+                                                   "<module>spite/sdk/java</module>"))
+    manifest = dest / "bot.toml"
+    manifest.write_text(manifest.read_text().replace(
+        'build = "mvn -B -q -f reactor.xml install -Dmaven.test.skip=true"',
+        'build = "mvn -o -B -q -Dmaven.repo.local=m2 -f reactor.xml install -Dmaven.test.skip=true"'))
+
+
+ENTRANTS: dict[str, Callable[[Path], None]] = {"python": python_entrant, "cpp": cpp_entrant, "go": go_entrant,
+                                               "rust": rust_entrant, "typescript": typescript_entrant,
+                                               "java": java_entrant}
 
 
 def _submit(arena: Arena, folder: Path, key: str) -> dict[str, object]:
@@ -163,13 +249,13 @@ def test_a_hostile_build_is_refused_with_one_line_and_the_server_goes_on(arena: 
     assert verdict["status"] == "refused" and "No such file" in str(verdict["reason"]), verdict
     assert str(arena.data) not in json.dumps(verdict), "the server's paths are DATA to an entrant"
 
-    java = tmp_path / "java"
-    java.mkdir()
-    (java / "bot.toml").write_text('name = "j"\nversion = "1"\nlanguage = "java"\ncommand = ["java"]\n'
-                                   'build = "javac Bot.java"\n')
-    verdict = _submit(arena, java, key)
-    assert verdict["status"] == "refused" and re.search(r"builds python, go, c\+\+, rust, not java",
-                                                        str(verdict["reason"])), verdict
+    plain_c = tmp_path / "plain-c"
+    plain_c.mkdir()
+    (plain_c / "bot.toml").write_text('name = "c"\nversion = "1"\nlanguage = "c"\ncommand = ["bot"]\n'
+                                      'build = "cc -o bot bot.c"\n')
+    verdict = _submit(arena, plain_c, key)
+    assert verdict["status"] == "refused" and re.search(
+        r"builds python, go, c\+\+, rust, typescript, java, not c;", str(verdict["reason"])), verdict
 
     assert arena.get("/api/leaderboard")[0] == 200
     good = tmp_path / "good"
