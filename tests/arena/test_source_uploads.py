@@ -116,11 +116,25 @@ def rust_entrant(dest: Path) -> None:
     if vendored.returncode != 0:
         unavailable(f"cargo vendor needs every crate in this machine's registry cache (`cargo fetch` in "
                     f"sample_bots/rust-greedy fetches them): {vendored.stderr.strip()[-300:]}")
+    for crate in (dest / "vendor").iterdir():  # `spite submit` leaves dot-files out: a copy without the dot
+        shutil.copy(crate / ".cargo-checksum.json", crate / "cargo-checksum.json")
+    (dest / "build.sh").write_text(RUST_BUILD)
     manifest = dest / "bot.toml"
-    manifest.write_text(manifest.read_text().replace(
-        'build = "cargo build --release --locked"',
-        "build = \"cargo build --release --offline --config 'source.crates-io.replace-with=\\\"vendored\\\"' "
-        "--config 'source.vendored.directory=\\\"vendor\\\"'\""))
+    manifest.write_text(manifest.read_text().replace('build = "cargo build --release --locked"',
+                                                     'build = "sh build.sh"'))
+
+
+RUST_BUILD = """#!/bin/sh
+# The upload's build (sdk/rust/README.md): each vendored crate's .cargo-checksum.json back
+# from its copy (its file list emptied: spite submit left the crates' dot-files out), then
+# cargo from vendor/, offline.
+set -e
+for crate in vendor/*/; do
+  sed 's/"files":{[^}]*}/"files":{}/' "$crate/cargo-checksum.json" > "$crate/.cargo-checksum.json"
+done
+exec cargo build --release --offline --config 'source.crates-io.replace-with="vendored"' \\
+  --config 'source.vendored.directory="vendor"'
+"""
 
 
 def typescript_entrant(dest: Path) -> None:

@@ -86,15 +86,14 @@ def test_go_greedy_plays_through_the_referee(go_greedy: BotManifest, rules: str,
 
 # -- protobuf frames on the referee's pipes (stdio_format = "protobuf") -------------------------
 
-def _frames(go_greedy: BotManifest) -> BotManifest:
-    """The same built bot, started by the referee on its pipes with protobuf frames."""
-    return dataclasses.replace(go_greedy, name="go-greedy", transport="stdio", stdio_format="protobuf")
+def test_go_greedy_plays_on_protobuf_frames_as_its_manifest_says(go_greedy: BotManifest) -> None:
+    assert (go_greedy.transport, go_greedy.stdio_format) == ("stdio", "protobuf")  # the matches above
 
 
 @pytest.mark.parametrize(("rules", "seats", "games"), MATCHES)
-def test_go_greedy_plays_on_protobuf_frames(go_greedy: BotManifest, rules: str, seats: int, games: int,
-                                            tmp_path: Path) -> None:
-    play_cleanly(_frames(go_greedy), rules, seats, games, tmp_path)
+def test_go_greedy_plays_on_grpc_too(go_greedy: BotManifest, rules: str, seats: int, games: int,
+                                     tmp_path: Path) -> None:
+    play_cleanly(dataclasses.replace(go_greedy, transport="grpc", stdio_format="json"), rules, seats, games, tmp_path)
 
 
 def _framed(message: rpb.RefereeMessage) -> bytes:
