@@ -97,7 +97,7 @@ def test_go_greedy_plays_on_grpc_too(go_greedy: BotManifest, rules: str, seats: 
 
 
 def _framed(message: rpb.RefereeMessage) -> bytes:
-    body = message.SerializeToString()
+    body: bytes = message.SerializeToString()
     return _varint(len(body)) + body
 
 
