@@ -284,15 +284,14 @@ async def build(command: str, folder: Path, caps: BuildCaps, log_path: Path, *, 
     path = os.pathsep.join(dict.fromkeys([*(str(d) for d in tools if d.is_dir()), "/usr/local/bin", "/usr/bin",
                                           "/bin"]))
     environment = {"PATH": path, "LANG": "C.UTF-8", "HOME": str(home), "TMPDIR": "/tmp", "PYTHONUNBUFFERED": "1",
-           "CARGO_HOME": str(home / ".cargo"), "GOCACHE": str((cache or home / ".cache") / "go-build"),
-           **({"npm_config_cache": str(cache / "npm")} if cache else {}),
-           "GOPATH": str(home / "go"), **OFFLINE_ENV, **tool_env, **(env or {})}
-    isolation = Isolation(home=home, readable=(*tools, *readable), hidden=tuple(hidden), writable=(folder, *([cache] if cache else [])))
-    process = _BuildProcess(f"build-{folder.name}", ["/bin/sh", "-c", command], (workdir or folder).resolve(), environment,
-                            log_path,
-                            log_cap=caps.output_kb * 1024,
-                            limits=Limits(memory_mb=caps.memory_mb, cpu_seconds=caps.cpu_seconds,
-                                          processes=caps.processes),
+                   "CARGO_HOME": str(home / ".cargo"), "GOCACHE": str((cache or home / ".cache") / "go-build"),
+                   **({"npm_config_cache": str(cache / "npm")} if cache else {}),
+                   "GOPATH": str(home / "go"), **OFFLINE_ENV, **tool_env, **(env or {})}
+    isolation = Isolation(home=home, readable=(*tools, *readable), hidden=tuple(hidden),
+                          writable=(folder, *([cache] if cache else [])))
+    limits = Limits(memory_mb=caps.memory_mb, cpu_seconds=caps.cpu_seconds, processes=caps.processes)
+    process = _BuildProcess(f"build-{folder.name}", ["/bin/sh", "-c", command], (workdir or folder).resolve(),
+                            environment, log_path, log_cap=caps.output_kb * 1024, limits=limits,
                             language="java", isolation=isolation)  # no address-space rlimit: JVMs and V8 build too
     started = time.monotonic()
     limit = reason = ""

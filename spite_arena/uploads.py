@@ -308,7 +308,8 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout = sys.stderr
     try:
         manifest = load_manifest(args.manifest)
-        checks = check_bot(replace(manifest, build="") if args.built else manifest, games=1, rules=args.rules, variants=False,
+        checks = check_bot(replace(manifest, build="") if args.built else manifest, games=1, rules=args.rules,
+                           variants=False,
                            time_control=TimeControl(decision_ms=args.decision_ms, bank_ms=args.bank_ms,
                                                     connect_ms=args.connect_ms),
                            log_dir=args.log_dir, log_name=lambda _: check_log_name(args.version_id))
