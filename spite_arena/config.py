@@ -29,6 +29,15 @@ A competition file::
     bots = 3                           # an entrant's bots on the board at once
     versions = 100                     # versions an entrant makes in all
 
+    [build]                            # uploads' build commands, run in the sandbox (docs/hosting.md)
+    languages = ["python", "go", "rust", "typescript", "java", "c++"]  # builds in other languages are refused
+    wall_seconds = 300                 # and the caps of one build: wall time, CPU time of all its processes,
+    cpu_seconds = 600
+    memory_mb = 2048
+    processes = 256
+    disk_mb = 1024                     # the folder's size once built
+    output_kb = 1024                   # what it prints
+
     [registration]                     # optional: strangers may register with this code
     invite_code = "a-long-random-code" # at least 12 characters; POST /api/register
 
@@ -53,6 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.build import BuildCaps
 from referee.match import Policy, TimeControl
 from spite_engine import RulesError, parse_rules
 from tournaments.ratings import RatingParams
@@ -106,6 +116,8 @@ class Competition:
     rating: RatingParams = field(default_factory=RatingParams)
     limits: Limits = field(default_factory=Limits)
     finals: Finals = field(default_factory=Finals)
+    build: BuildCaps = field(default_factory=BuildCaps)
+    """What an upload's build may use, and the languages it may be in."""
     invite_code: str | None = None
     """Open registration with this code (None: only the organizer adds entrants)."""
     tls: tuple[Path, Path] | None = None
@@ -113,7 +125,7 @@ class Competition:
 
 
 _KNOWN = {"name", "rules", "house_bots", "parallel", "placement_games", "duplicate", "policy", "time_control",
-          "rating", "limits", "finals", "tls", "registration"}
+          "rating", "limits", "finals", "tls", "registration", "build"}
 
 
 def _int(file: Path, where: str, value: Any, low: int, high: int) -> int:
@@ -184,6 +196,10 @@ def load_competition(path: Path | str) -> Competition:
     finals = Finals(_int(file, "finals.top", finals_table.get("top", 4), 2, 32),
                     _int(file, "finals.rounds", finals_table.get("rounds", 10), 1, 1000), float(confidence),
                     start)
+    try:
+        build = BuildCaps.from_table(_table(file, data, "build", set(BuildCaps.__dataclass_fields__)))
+    except ValueError as error:
+        raise CompetitionError(f"{file}: {error}") from None
     registration = _table(file, data, "registration", {"invite_code"})
     invite = registration.get("invite_code")
     if invite is not None and (not isinstance(invite, str) or not 12 <= len(invite) <= 200):
@@ -202,4 +218,4 @@ def load_competition(path: Path | str) -> Competition:
         house_bots=resolved, parallel=_int(file, "parallel", data.get("parallel", 2), 1, 256),
         placement_games=_int(file, "placement_games", data.get("placement_games", 6), 0, 1000),
         policy=Policy(policy), time_control=time_control, rating=rating, limits=limits, finals=finals,
-        invite_code=invite, tls=tls)
+        build=build, invite_code=invite, tls=tls)

@@ -81,6 +81,7 @@ def rename(manifest: Path, name: str, title: str) -> None:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise FinalsError(f"{title}: its bot.toml cannot be read: {error}") from None
     data["name"] = name
+    data.pop("build", None)  # a copy of an upload the server built already, in the sandbox
     text = toml_document(data, f"{title}, frozen for the finals by `spite arena finals`")
     if tomllib.loads(text) != data:
         raise FinalsError(f"{title}: its bot.toml cannot be written back as it was; rename it by hand")

@@ -4,10 +4,16 @@ An upload is a gzipped tar of the bot's directory (``spite submit`` makes it). U
 takes only regular files and directories, refuses absolute names, ``..``, links and
 devices, and stops at the competition's caps on compressed size, unpacked size and entries
 (files and directories; a zip bomb hits the unpacked cap while streaming). Every extended
-tar header is bounded before it is read. The manifest may not have a ``build`` step
-(nothing of an upload runs outside the sandbox; upload built files) nor ``[limits]`` (the
+tar header is bounded before it is read. The manifest may not have ``[limits]`` (the
 competition's defaults apply), its ``workdir`` stays inside the upload, and its version is
 a label (:func:`referee.labels.check_label`).
+
+A ``build`` command runs first, in the sandbox (:func:`referee.build.build`: the upload's
+folder writable and nothing else, no network, the caps of the competition's ``[build]``
+table, for the languages it names); its output goes to ``DATA/checks/vN/build.log`` and its
+last lines into the report's build line, which ``spite submit`` prints and ``/me`` shows. A
+failed build deletes what the upload left on disk. Each entrant has a build cache of its own
+(:func:`build_cache`).
 
 The checks are those of ``spite check-bot`` (:mod:`tournaments.checkbot`) under the
 competition's own rules and time control (no variants: the ladder plays one rule set), run
@@ -26,14 +32,17 @@ import gzip
 import io
 import json
 import os
+import shutil
 import sys
 import tarfile
 import tomllib
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from referee.build import BuildResult, build, folder_usage
 from referee.manifest import BotManifest, ManifestError, load_manifest
+from referee.sandbox import SandboxError
 from referee.labels import LabelError, check_label, terminal_safe
 
 from .config import Competition, Limits
@@ -177,9 +186,6 @@ def check_manifest(dest: Path) -> BotManifest:
         data = tomllib.loads(path.read_text())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise UploadError(f"bot.toml: not valid TOML: {str(error)[:200]}") from None
-    if data.get("build"):
-        raise UploadError("bot.toml: a 'build' step is not run for uploads (nothing runs outside the sandbox); "
-                          "upload the built files")
     if "limits" in data:
         raise UploadError("bot.toml: '[limits]' is set by the competition, not by an upload")
     try:
@@ -194,6 +200,12 @@ def check_manifest(dest: Path) -> BotManifest:
     except LabelError as error:
         raise UploadError(str(error)) from None
     return manifest
+
+
+def build_cache(data: Path, entrant: str) -> Path:
+    """An entrant's build cache (``DATA/build-cache/NAME``: Go's and npm's), kept between its
+    uploads and never another entrant's (a shared one would let a build plant code in the next)."""
+    return data / "build-cache" / entrant
 
 
 def check_log_dir(data: Path, version_id: int) -> Path:
@@ -211,6 +223,39 @@ NOT_JUDGED = ("{why}. This is the server's fault, not your bot's: the upload doe
 """The reason of a platform fault (``spite submit`` prints it after ``not judged:``)."""
 
 
+async def build_upload(manifest: BotManifest, competition: Competition, version_id: int, log_dir: Path) -> CheckReport:
+    """The upload's ``build`` in the sandbox under the competition's ``[build]`` caps: a
+    report of one build line (the output's last lines under it), passed or with the reason.
+    ``SandboxError`` or ``OSError`` when the sandbox cannot start (not the bot's fault)."""
+    from tournaments.checkbot import Check
+
+    caps = competition.build
+    folder = manifest.path.parent if manifest.path else manifest.workdir
+    if not caps.accepts(manifest.language):
+        why = (f"this competition builds {', '.join(caps.languages)}, not {manifest.language or 'an unnamed language'}"
+               "; set bot.toml's 'language', or upload built files without a 'build' command")
+        return CheckReport(False, (Check("build", False, why).line(),), f"failed the build check: {why}")
+    log_dir.mkdir(parents=True, exist_ok=True)
+    upload, data = folder.resolve(), log_dir.resolve().parent.parent
+    cache = build_cache(data, upload.parent.name)
+    if cache.is_dir() and folder_usage(cache)[0] > caps.disk_mb * 1024 * 1024 // 2:
+        shutil.rmtree(cache, ignore_errors=True)  # it counts against the disk cap: start afresh
+    result: BuildResult = await build(manifest.build, folder, caps, log_dir / "build.log", language=manifest.language,
+                                      workdir=manifest.workdir, cache=cache)
+    detail = f"{manifest.build} ({result.seconds:.1f} s)" if result.ok else result.reason
+    check = Check("build", result.ok, detail, "" if result.ok else f"the whole output: {check_log_name(version_id)}",
+                  notes=list(result.tail))
+    line = _scrubbed(check.line(), upload, data)
+    return CheckReport(result.ok, (line,), "" if result.ok else _scrubbed(f"failed the build check: {result.reason}",
+                                                                            upload, data))
+
+
+def _scrubbed(text: str, upload: Path, data: Path) -> str:
+    """No server path in what the entrant reads: the upload's own files by their names in it
+    (a traceback's ``File "bot.py"``), the data directory as DATA."""
+    return terminal_safe(text.replace(f"{upload}/", "").replace(str(upload), ".").replace(str(data), "DATA"))
+
+
 async def run_checks(manifest_path: Path, competition: Competition, version_id: int, log_dir: Path) -> CheckReport:
     """``spite check-bot``'s checks in a subprocess, under the competition's own rules and
     time control, the logs in ``log_dir``; never raises. A report with ``platform_fault``
@@ -220,15 +265,22 @@ async def run_checks(manifest_path: Path, competition: Competition, version_id: 
     tc = competition.time_control
     process = None
     try:
+        manifest = load_manifest(manifest_path)
+        built = await build_upload(manifest, competition, version_id, log_dir) if manifest.build else None
+        if built is not None and not built.passed:
+            shutil.rmtree(manifest_path.parent, ignore_errors=True)  # what a failed build wrote, up to its disk cap
+            return built
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "spite_arena.uploads", str(manifest_path), "--rules", competition.rules,
             "--decision-ms", str(tc.decision_ms), "--bank-ms", str(tc.bank_ms), "--connect-ms", str(tc.connect_ms),
-            "--log-dir", str(log_dir), "--version-id", str(version_id),
+            "--log-dir", str(log_dir), "--version-id", str(version_id), *(["--built"] if built else []),
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, preexec_fn=die_with_parent)
         out, _ = await asyncio.wait_for(process.communicate(), CHECK_TIMEOUT_S)
         data = json.loads(out.decode().strip().splitlines()[-1])
-        return CheckReport(bool(data["passed"]), tuple(str(x) for x in data["lines"]), str(data["reason"]),
-                           bool(data.get("platform_fault")))
+        return CheckReport(bool(data["passed"]), (*(built.lines if built else ()), *(str(x) for x in data["lines"])),
+                           str(data["reason"]), bool(data.get("platform_fault")))
+    except (ManifestError, SandboxError) as error:
+        return CheckReport(False, (), NOT_JUDGED.format(why=f"the checks could not run ({str(error)[:200]})"), True)
     except (asyncio.TimeoutError, TimeoutError):
         if process is not None:
             process.kill()
@@ -249,23 +301,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--connect-ms", type=int, default=TimeControl.connect_ms)
     parser.add_argument("--log-dir", type=Path, required=True)
     parser.add_argument("--version-id", type=int, required=True)
+    parser.add_argument("--built", action="store_true", help="the build ran already, in the sandbox (build_upload)")
     args = parser.parse_args(argv)
     results = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     try:
-        checks = check_bot(load_manifest(args.manifest), games=1, rules=args.rules, variants=False,
+        manifest = load_manifest(args.manifest)
+        checks = check_bot(replace(manifest, build="") if args.built else manifest, games=1, rules=args.rules,
+                           variants=False,
                            time_control=TimeControl(decision_ms=args.decision_ms, bank_ms=args.bank_ms,
                                                     connect_ms=args.connect_ms),
                            log_dir=args.log_dir, log_name=lambda _: check_log_name(args.version_id))
+        checks = [c for c in checks if not (args.built and c.name == "build")]  # the server's build line stands
         failed = [c for c in checks if c.failed]
         machine = next((c for c in failed if c.platform), None)
         upload, data = Path(args.manifest).resolve().parent, args.log_dir.resolve().parent.parent
 
         def scrubbed(text: str) -> str:
-            """No server path in what the entrant reads: the upload's own files by their
-            names in it (a traceback's ``File "bot.py"``), the data directory as DATA."""
-            return terminal_safe(text.replace(f"{upload}/", "").replace(str(upload), ".").replace(str(data), "DATA"))
+            return _scrubbed(text, upload, data)
 
         report = {"passed": not failed, "lines": [scrubbed(c.line()) for c in checks],
                   "platform_fault": machine is not None,

@@ -19,13 +19,15 @@ import asyncio
 import contextlib
 import random
 import sys
+import tempfile
 import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from referee.manifest import bot_fingerprint
+from referee.build import BuildCaps, build, local_cache, local_sources
+from referee.manifest import ManifestError, bot_fingerprint
 from referee.reports import MatchSummary
 from spite_engine.rng import derive
 
@@ -57,12 +59,23 @@ class RunOptions:
 
 
 def build_bots(config: TournamentConfig, say: Callable[[str], None] = lambda line: None) -> dict[str, str]:
-    """Run each bot's build command once; return each bot's fingerprint. A failure names the bot."""
+    """Run each bot's build command once, in the sandbox (:func:`referee.build.build`: its
+    folder writable, its checkout and the Go module cache readable, no network); return each
+    bot's fingerprint. A failure is a ``ManifestError`` naming the bot, with the build's reason
+    and its last lines."""
     fingerprints = {}
     for name, manifest in sorted(config.bots.items()):
         if manifest.build:
-            say(f"building {name}: {manifest.build}")
-        manifest.run_build()
+            say(f"building {name} in the sandbox: {manifest.build}")
+            folder = manifest.path.parent if manifest.path else manifest.workdir
+            readable, env = local_sources(folder)
+            with tempfile.TemporaryDirectory(prefix="spite-build-log-") as logs:
+                result = asyncio.run(build(manifest.build, folder, BuildCaps(), Path(logs) / "build.log",
+                                           language=manifest.language, workdir=manifest.workdir, readable=readable,
+                                           env=env, cache=local_cache(folder)))
+            if not result.ok:
+                raise ManifestError("\n".join([f"bot {name!r}: field 'build' failed: {result.reason}", *result.tail]))
+            manifest.check_command()
         fingerprints[name] = bot_fingerprint(manifest)
     return fingerprints
 

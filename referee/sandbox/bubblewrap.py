@@ -34,6 +34,8 @@ class Isolation:
     hidden: tuple[Path, ...] = ()
     """Covered by an empty tmpfs (or /dev/null for a file) where they fall inside a bound path:
     the tournament store, results, replays and logs."""
+    writable: tuple[Path, ...] = ()
+    """Bound read-write instead of read-only: a build's own folder (:mod:`referee.build`)."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -126,13 +128,16 @@ def bwrap_command(mode: SandboxMode, command: Sequence[str], workdir: Path, isol
     argv += ["--dev", "/dev", "--proc", "/proc", *size, "--tmpfs", "/tmp", *size, "--tmpfs", "/var/tmp",
              "--dir", "/run"]
     readable = [*toolchain_dirs(), workdir.resolve(), *linked_targets(workdir), *isolation.readable,
+                *(p.resolve() for p in isolation.writable),
                 *_program_paths(command, workdir), SUPERVISOR]
-    binds = sorted(_unique(p for p in readable if not _under_any(p, SYSTEM_DIRS)), key=lambda p: len(p.parts))
+    writable = {p.resolve() for p in isolation.writable}
+    binds = sorted(_unique(p for p in readable if not _under_any(p, SYSTEM_DIRS) and
+                           (p in writable or not _under_any(p, writable))), key=lambda p: len(p.parts))
     targets = [*binds, isolation.home, *([isolation.socket_dir] if isolation.socket_dir is not None else [])]
     for directory in _passages(targets, [*binds, *(Path(d) for d in SYSTEM_DIRS)]):
         argv += ["--perms", "0755", "--dir", str(directory)]
     for path in binds:
-        argv += ["--ro-bind", str(path), str(path)]
+        argv += ["--bind" if path in writable else "--ro-bind", str(path), str(path)]
     if isolation.socket_dir is not None:
         argv += ["--ro-bind", str(isolation.socket_dir), str(isolation.socket_dir)]
     argv += [*size, "--tmpfs", str(isolation.home)]  # its own, and the bot's alone: a private mount

@@ -57,7 +57,7 @@ class Position(NamedTuple):
     """The wire Observation of the seat to move, serialized."""
     choice: str
     """The Python greedy_move's choice, in notation."""
-    index: int
+    move_index: int
     """Its index in the observation's legal moves."""
 
 

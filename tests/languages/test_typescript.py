@@ -93,7 +93,7 @@ def _greedy_cases() -> tuple[list[str], list[int]]:
         decision = rpb.DecisionRequest(decision_id=number, deadline_ms=1000)
         decision.observation.ParseFromString(case.observation)
         lines.append(base64.b64encode(rpb.RefereeMessage(decision=decision).SerializeToString()).decode())
-        expected.append(case.index)
+        expected.append(case.move_index)
     return lines, expected
 
 

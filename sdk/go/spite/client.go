@@ -311,6 +311,14 @@ func run(ctx context.Context, bot Bot, opts Options) int {
 	if ladderRequested() { // SPITE_ARENA and SPITE_BOT_KEY: a hosted ladder (arena.go)
 		return runLadder(ctx, bot, opts)
 	}
+	switch os.Getenv("SPITE_STDIO") { // started by the referee on its pipes (frames.go)
+	case "protobuf":
+		return runPipes(ctx, bot, opts)
+	case "json":
+		fmt.Fprintf(os.Stderr, "%s: this SDK speaks the referee's pipes only as protobuf frames: set "+
+			"stdio_format = \"protobuf\" in bot.toml (or transport = \"grpc\")\n", filepath.Base(os.Args[0]))
+		return ExitConfig
+	}
 	opts, err := opts.FromEnv()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", opts.Name, err)
@@ -411,7 +419,7 @@ func waitReady(ctx context.Context, conn *grpc.ClientConn, timeout time.Duration
 // A session is one match on one Play stream.
 type session struct {
 	bot    Bot
-	stream grpc.BidiStreamingClient[spitev1.BotMessage, spitev1.RefereeMessage]
+	stream refereeStream
 	log    *slog.Logger
 	name   string
 	rules  *RuleSet
