@@ -27,6 +27,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -109,8 +110,10 @@ def run_job_in_subprocess(job: dict[str, Any]) -> dict[str, Any]:
     started = time.perf_counter()
     match_id = job.get("match_id")
     try:
+        from referee.launcher import die_with_parent
+
         done = subprocess.run([sys.executable, "-m", "tournaments.worker"], input=json.dumps(job) + "\n",
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, preexec_fn=die_with_parent)  # a killed worker's game ends with it
         lines = done.stdout.strip().splitlines()
         if done.returncode != 0 or not lines:
             tail = done.stderr.strip()[-1500:]
@@ -121,6 +124,52 @@ def run_job_in_subprocess(job: dict[str, Any]) -> dict[str, Any]:
         return JobResult.failure(match_id, worker_name(), f"could not run the worker: {error}").to_dict()
     result["elapsed_s"] = round(time.perf_counter() - started, 4)
     return result
+
+
+def run_shipped_job(job: dict[str, Any], digests: list[str], bundles: dict[str, Any]) -> dict[str, Any]:
+    """What a Dask task runs: play ``job`` with seat *i* played by the bundle ``digests[i]``
+    from this worker's cache (:class:`tournaments.bundles.BundleCache`), after installing the
+    ``bundles`` it was sent. The job's server paths (bots, replays, logs, store) are never
+    opened here: the replays and logs are written in a private folder and come back in the
+    result, under ``files``. A bundle not in the cache: ``{"missing": [...], "address": ...}``
+    (the server sends it with the next try); one that fails its check: a failed result with an
+    ``incident``."""
+    from .bundles import BundleCache, BundleError, remove_tree
+    from .shipping import collect
+
+    match_id = job.get("match_id")
+    worker = worker_name()
+    cache = BundleCache()
+    try:
+        for digest, wire in bundles.items():
+            cache.install(digest, wire)
+        missing = [d for d in dict.fromkeys(digests) if not cache.has(d)]
+        if missing:
+            return {"missing": missing, "address": _dask_address(), "worker": worker}
+        specs = [str(cache.manifest(d)) for d in digests]
+    except BundleError as error:
+        refused = f"{worker} refused the game: {error}"
+        return JobResult(match_id, worker, False, error=refused, platform_fault=True, incident=refused).to_dict()
+    if len(specs) != len(job.get("bots", ())):
+        return JobResult.failure(match_id, worker, "one bundle per seat expected").to_dict()
+    scratch = Path(tempfile.mkdtemp(prefix="spite-game-"))
+    try:
+        shipped = {**job, "bots": [{"spec": spec} for spec in specs], "hide": [],
+                   "replay_dir": str(scratch / "replays") if job.get("replay_dir") else None,
+                   "log_dir": str(scratch / "logs") if job.get("log_dir") else None}
+        result = run_job_in_subprocess(shipped)
+        return collect(result, scratch / "replays", scratch / "logs")
+    finally:
+        remove_tree(scratch)
+
+
+def _dask_address() -> str:
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return ""
 
 
 def pin(cpu: int | None) -> int | None:
