@@ -126,7 +126,7 @@ def dask_cluster(root: Path, hidden: Path, workers: int = 2) -> Iterator[Cluster
     try:
         for index in range(workers):
             cluster.start_worker(f"w{index}")
-        cluster.client = Client(cluster.address, timeout=120)
+        cluster.client = Client(cluster.address, timeout=120)  # type: ignore[no-untyped-call]
         wait_until(f"{workers} workers to join", lambda: len(cluster.info()) == workers)
         yield cluster
     finally:
