@@ -20,7 +20,7 @@ from referee.manifest import resolve_bot
 from tournaments.bundles import MAX_BYTES, BundleCache, BundleError, from_wire, make_bundle
 from tournaments.jobs import JobResult, MatchJob, SeatJob
 from tournaments.shipping import ShippingError, deliver
-from tournaments.worker import run_shipped_job
+from tournaments.worker import run_shipped_job, stop_thread_worker
 
 from .conftest import REPO
 
@@ -151,12 +151,20 @@ def test_a_shipped_game_asks_for_its_bundles_then_sends_its_files_back(tmp_path:
     import tempfile
     monkeypatch.setattr(tempfile, "tempdir", None)
     digests = [b.digest for b in bundles]
+    try:
+        _play_shipped(tmp_path, job, bundles, digests, worker)
+    finally:
+        stop_thread_worker()
+    assert list((worker / "tmp").iterdir()) == []
+
+
+def _play_shipped(tmp_path: Path, job: MatchJob, bundles: list[Any], digests: list[str], worker: Path) -> None:
     asked = run_shipped_job(job.to_dict(), digests, {})
     assert asked["missing"] == digests
     answer = run_shipped_job(job.to_dict(), digests, {b.digest: b.to_wire() for b in bundles})
     assert answer.get("ok"), answer.get("error")
     assert not (tmp_path / "server" / "replays").exists() and not (tmp_path / "server" / "logs").exists()
-    assert list((worker / "tmp").iterdir()) == []  # the game's private folder is gone
+    assert list((worker / "tmp").glob("spite-dask-*/games/*")) == []  # the game's private folder is gone
     names = sorted(answer["files"]["logs"])
     assert len(names) == 2 and all(n.endswith((".log",)) for n in names)
     result = JobResult.from_dict(deliver(answer, job.replay_dir, job.log_dir))
