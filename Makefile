@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup sandbox browser demo test test-under-load test-load-subset bench bench-rules bench-transport bench-referee bench-hosting bench-tournament bench-ladder bench-bots bench-sandbox proto clean
+.PHONY: setup sandbox browser demo test test-under-load test-load-subset bench bench-rules bench-transport bench-referee bench-hosting bench-tournament bench-ladder bench-dask bench-bots bench-sandbox proto clean
 
 setup: $(STAMP) sandbox browser
 
@@ -59,6 +59,9 @@ bench-tournament: setup
 # The hosted ladder (spite serve, house bots) beside the league (spite tournament), same bots, same run.
 bench-ladder: setup
 	$(PY) bench/ladder_speed.py --seconds 60 --rounds 40 --parallel 2
+
+bench-dask: setup
+	$(PY) bench/dask_speed.py --rounds 10 --workers 2
 
 bench-transport: setup
 	$(PY) bench/transport_speed.py

@@ -10,6 +10,9 @@ local workers, same bots, same machine, same run; and what a bundle costs.
    ``dask worker`` processes (one thread each, a HOME and TMPDIR of their own, so a cold
    bundle cache): every match is a task that plays in a fresh ``python -m tournaments.worker``
    from the bots' bundles and ships its replay and logs back.
+   Per game: a slot's wall time (``seconds x slots / games``) beside the time the worker
+   process spent playing it (the store's ``elapsed_s``): the difference is what the task's
+   trip costs (scheduling, the bundle check, the result and its files).
 3. **Bundles**: the time to make the ``greedy`` bundle, to install it and to check it before a
    game (what every game pays per seat), and the same for a 16 MiB bot folder (the per-MB
    cost); the bytes a game's result carries back (replay and logs), from the Dask run's files.
@@ -59,10 +62,15 @@ def league(work: Path, name: str, rounds: int, parallel: int, scheduler: str | N
     if done.returncode != 0:
         raise SystemExit(f"{name}: spite tournament exited {done.returncode}: {done.stdout[-800:]}{done.stderr[-800:]}")
     games = rounds * 6
+    import sqlite3
+
+    with sqlite3.connect(f"file:{folder / 't.db'}?mode=ro", uri=True) as db:
+        played = float(db.execute("SELECT SUM(elapsed_s) FROM matches WHERE status = 'done'").fetchone()[0] or 0)
     files = [p for p in (folder / "replays").rglob("*") if p.is_file()] + \
             [p for p in (folder / "logs").rglob("*") if p.is_file()]
     return {"games": games, "seconds": round(seconds, 2), "games_per_s": round(games / seconds, 2),
-            "load": round(os.getloadavg()[0], 1), "shipped_bytes_per_game": sum(p.stat().st_size for p in files) // games}
+            "load": round(os.getloadavg()[0], 1), "shipped_bytes_per_game": sum(p.stat().st_size for p in files) // games,
+            "slot_s_per_game": round(seconds * parallel / games, 3), "play_s_per_game": round(played / games, 3)}
 
 
 def cluster(work: Path, workers: int) -> tuple[str, list[subprocess.Popen[bytes]]]:
@@ -139,11 +147,12 @@ def main() -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"{'':6} {'games':>6} {'seconds':>8} {'games/s':>8} {'load':>5} {'bytes/game back':>16}")
+    print(f"{'':6} {'games':>6} {'seconds':>8} {'games/s':>8} {'load':>5} {'bytes/game back':>16} "
+          f"{'slot s/game':>12} {'of it playing':>14}")
     for key in ("local", "dask"):
         row = report[key]
         print(f"{key:6} {row['games']:>6} {row['seconds']:>8} {row['games_per_s']:>8} {row['load']:>5} "
-              f"{row['shipped_bytes_per_game']:>16}")
+              f"{row['shipped_bytes_per_game']:>16} {row['slot_s_per_game']:>12} {row['play_s_per_game']:>14}")
     print(f"dask / local: {report['ratio']}")
     for key in ("greedy", "16MiB"):
         row = bundles[key]

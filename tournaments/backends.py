@@ -141,8 +141,6 @@ class DaskBackend:
         self.slots = slots or 0
         self.client: Any = None
         self._bundles: OrderedDict[str, Bundle] = OrderedDict()
-        self.sent = 0
-        """Bundles sent to workers so far (one per worker and bundle, unless a worker lost its cache)."""
 
     async def start(self) -> None:
         try:
@@ -192,6 +190,8 @@ class DaskBackend:
                 raise
             except Exception as error:  # a task Dask gave up on (its workers kept dying), a lost scheduler
                 raise WorkerDied(f"the Dask task failed: {type(error).__name__}: {error}") from None
+            if not isinstance(answer, dict):
+                raise WorkerDied(f"the Dask task answered {type(answer).__name__}, not a result")
             missing = answer.get("missing")
             if not missing:
                 try:
@@ -204,7 +204,6 @@ class DaskBackend:
             if unknown or not isinstance(missing, list):
                 raise WorkerDied(f"worker {answer.get('worker')} asked for bundles this match does not use")
             sending = {d: by_digest[d].to_wire() for d in missing}
-            self.sent += len(sending)
             if answer.get("address"):  # to the worker that asked, or, if it is gone, any other
                 placement = {"workers": [str(answer["address"])], "allow_other_workers": True}
         raise WorkerDied(f"match {job.match_id}: the workers lacked its bots' bundles {self.ROUNDS} times running")

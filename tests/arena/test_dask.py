@@ -91,3 +91,20 @@ def test_the_ladder_plays_uploads_on_workers_that_share_nothing_and_a_killed_wor
         assert 1 <= len(cluster.cache(survivor)) <= len(versions)  # one bundle per bot version, fetched once
         assert cluster.client.run(os.listdir, str(server)) == {cluster.info()[survivor]["address"]: []}
         assert not _rows(data, "SELECT * FROM incidents WHERE kind IN ('bundle', 'platform')")
+
+        # A poisoned cache (a bot file changed after it was installed): the worker refuses the
+        # game with an incident, removes its copy, and the game is played from a clean one.
+        digest = cluster.cache(survivor)[0]
+        files = cluster.workers[survivor] / "home" / ".cache" / "spite-arena" / "bundles" / digest / "files"
+        files.chmod(0o755)
+        (files / "bot.py").chmod(0o644)
+        with open(files / "bot.py", "a") as poison:
+            poison.write("\nraise SystemExit('poisoned')\n")
+        done_at_poison = counts()["done"]
+        incident = arena.wait_for("a bundle incident", lambda: _rows(
+            data, "SELECT * FROM incidents WHERE kind = 'bundle'"))[0]
+        assert "refused the game" in incident["detail"] and "bot.py differs from the bundle" in incident["detail"]
+        arena.wait_for("games after the refusal", lambda: counts()["done"] >= done_at_poison + 2, timeout=300)
+        refused = _rows(data, "SELECT * FROM games WHERE id = ?", incident["game_id"])[0]
+        assert refused["status"] in ("pending", "running", "done") and counts()["void"] == 0
+        assert not _rows(data, "SELECT * FROM games WHERE status = 'done' AND faults LIKE '%poisoned%'")
