@@ -163,7 +163,7 @@ class DaskBackend:
         if found is not None:
             self._bundles.move_to_end(seat.spec)
             return found
-        made = await asyncio.to_thread(_make_bundle, seat)
+        made = await asyncio.to_thread(bundle_of, seat)
         self._bundles[seat.spec] = made
         while sum(b.size for b in self._bundles.values()) > self.BUNDLE_MEMORY and len(self._bundles) > 1:
             self._bundles.popitem(last=False)
@@ -213,7 +213,9 @@ class DaskBackend:
             await self.client.close()
 
 
-def _make_bundle(seat: SeatJob) -> Bundle:
+def bundle_of(seat: SeatJob) -> Bundle:
+    """The bundle of ``seat``'s bot as the server has it; a :class:`BundleError` (or a
+    :class:`referee.manifest.ManifestError`) saying why it cannot go to a worker."""
     from referee.manifest import bot_fingerprint, resolve_bot
 
     manifest = resolve_bot(seat.spec)

@@ -3,9 +3,10 @@
     python -m tournaments.worker [--cpu N]
 
 The runner keeps one worker per parallel slot (``--cpu`` pins it, and so the referee and
-the bots it launches, to one core); on Dask, each worker thread keeps one and hands it the
-tasks' jobs, its bots read from bundles (:func:`run_shipped_job`). Either way the match is played by the same code: a
-referee in this process and each bot a subprocess (:func:`referee.local.play_local_match`).
+the bots it launches, to one core); on Dask, each worker thread keeps one and hands it its
+tasks' jobs, the bots read from bundles (:func:`run_shipped_job`). Either way the match is
+played by the same code: a referee in this process and each bot a subprocess
+(:func:`referee.local.play_local_match`).
 A long-lived worker plays jobs that say ``reuse = "warm"`` on one referee that stays up
 and on warm bot processes kept from one job to the next (:class:`referee.pool.BotPool`);
 a single job, or ``reuse = "never"``, gets fresh processes, as before.

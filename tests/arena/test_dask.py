@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +18,8 @@ import pytest
 
 from tests.cluster import dask_cluster, wait_until
 
-from .conftest import REPO, running_arena
+from .conftest import REPO, SPITE, free_port, running_arena
 
-pytestmark = pytest.mark.slow  # a cluster, an upload's checks and a dozen games: about a minute idle
 
 
 def _competition(bots: Path) -> str:
@@ -35,6 +35,7 @@ def _rows(data: Path, sql: str, *args: Any) -> list[sqlite3.Row]:
         return list(db.execute(sql, args))
 
 
+@pytest.mark.slow  # a cluster, an upload's checks and a dozen games: about a minute idle
 def test_the_ladder_plays_uploads_on_workers_that_share_nothing_and_a_killed_worker_loses_no_game(
         tmp_path: Path) -> None:
     server = tmp_path / "server"
@@ -108,3 +109,17 @@ def test_the_ladder_plays_uploads_on_workers_that_share_nothing_and_a_killed_wor
         refused = _rows(data, "SELECT * FROM games WHERE id = ?", incident["game_id"])[0]
         assert refused["status"] in ("pending", "running", "done") and counts()["void"] == 0
         assert not _rows(data, "SELECT * FROM games WHERE status = 'done' AND faults LIKE '%poisoned%'")
+
+
+def test_a_house_bot_that_cannot_be_shipped_is_refused_at_start(tmp_path: Path) -> None:
+    bot = tmp_path / "bots" / "greedy"
+    shutil.copytree(REPO / "sample_bots" / "greedy", bot, ignore=shutil.ignore_patterns("__pycache__"))
+    (bot / "secret").symlink_to(tmp_path / "data" / "admin.token")
+    file = tmp_path / "competition.toml"
+    file.write_text(f'name = "x"\nhouse_bots = ["{bot / "bot.toml"}"]\n')
+    done = subprocess.run([*SPITE, "serve", str(file), "--data", str(tmp_path / "data"), "--scheduler",
+                           f"tcp://127.0.0.1:{free_port()}", "--web", f"127.0.0.1:{free_port()}", "--grpc",
+                           f"127.0.0.1:{free_port()}"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot go to Dask workers" in lines[0] and "secret is a symlink" in lines[0]
