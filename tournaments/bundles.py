@@ -111,7 +111,10 @@ def make_bundle(manifest_path: Path, name: str = "") -> Bundle:
     files: list[BundleFile] = []
     blobs: dict[str, bytes] = {}
     total = 0
-    for directory, folders, names in os.walk(root, followlinks=False):
+    def unreadable(error: OSError) -> None:
+        raise BundleError(f"{who}: cannot read {error.filename}: {error.strerror}")
+
+    for directory, folders, names in os.walk(root, onerror=unreadable, followlinks=False):
         folders[:] = sorted(f for f in folders if f not in SKIPPED)
         here = Path(directory)
         for entry in [*folders, *sorted(names)]:
