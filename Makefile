@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup sandbox browser demo test test-under-load test-load-subset bench bench-rules bench-transport bench-referee bench-hosting bench-tournament bench-ladder bench-soak bench-bots bench-search bench-sandbox proto clean
+.PHONY: setup sandbox browser demo test test-under-load test-load-subset bench bench-rules bench-transport bench-referee bench-hosting bench-tournament bench-ladder bench-soak bench-dask bench-bots bench-search bench-sandbox proto clean
 
 setup: $(STAMP) sandbox browser
 
@@ -65,6 +65,8 @@ bench-ladder: setup
 GAMES ?= 20000
 bench-soak: setup
 	$(PY) bench/soak.py --games $(GAMES)
+bench-dask: setup
+	$(PY) bench/dask_speed.py --rounds 10 --workers 2
 
 bench-transport: setup
 	$(PY) bench/transport_speed.py

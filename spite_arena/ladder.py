@@ -265,6 +265,8 @@ class Ladder:
             health.last_error = result.error[:300]
             retry = game.attempts + 1 < MAX_ATTEMPTS
             self.store.void_game(game.id, result.error or "no result", retry=retry)
+            if result.incident:
+                self.store.add_incident("bundle", result.incident, game.id)
             log.warning("game %d failed (%s): %s", game.id, "retrying" if retry else "void", result.error[:300])
             return
         health.played += 1

@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from referee.manifest import ManifestError, resolve_bot
-from tournaments.backends import Backend, DaskBackend, LocalBackend
+from tournaments.backends import Backend, DaskBackend, LocalBackend, bundle_of
+from tournaments.bundles import BundleError
+from tournaments.jobs import SeatJob
 
 from .config import Competition
 from .ladder import Ladder, SlotHealth
@@ -76,6 +78,11 @@ class Service:
                 manifest = resolve_bot(spec)
             except ManifestError as error:
                 raise ValueError(f"house bot {spec!r}: {error}") from None
+            if self.scheduler:  # refused now, not game after game on the workers
+                try:
+                    bundle_of(SeatJob(spec))
+                except BundleError as error:
+                    raise ValueError(f"house bot {spec!r} cannot go to Dask workers: {error}") from None
             self.store.ensure_house_bot(manifest.name, manifest.version, spec, self.competition.rating)
 
     def backend(self) -> Backend:

@@ -13,12 +13,16 @@ import os
 import sys
 import tempfile
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Protocol
 
+from referee.manifest import ManifestError
 from referee.scratch import OwnedScratch
 
-from .jobs import JobResult, MatchJob
+from .bundles import Bundle, BundleError, make_bundle
+from .jobs import JobResult, MatchJob, SeatJob
+from .shipping import ShippingError, deliver
 
 
 class TournamentError(RuntimeError):
@@ -117,12 +121,26 @@ class LocalBackend:
 
 
 class DaskBackend:
-    """Matches as tasks on a Dask cluster; each task runs ``python -m tournaments.worker`` on its worker."""
+    """Matches as tasks on a Dask cluster whose workers share nothing with this machine but the
+    scheduler. Each seat's bot goes as a content-addressed bundle (:mod:`.bundles`), sent to a
+    worker the first time it lacks it and cached there; the task plays the match in a
+    ``python -m tournaments.worker`` of its own and sends the replays and logs back in its
+    result (:mod:`.shipping`), written here under the job's folders as for a local match.
+
+    A task whose worker dies is run again by Dask elsewhere (same seeds, one result); when
+    Dask gives up, or the scheduler is gone, :meth:`run` raises :class:`WorkerDied` and the
+    caller retries the match as for any worker failure."""
+
+    BUNDLE_MEMORY = 512 * 1024 * 1024
+    """The most bundle bytes kept here between matches (older ones are made again when needed)."""
+    ROUNDS = 3
+    """Tries of one match that may each find a worker lacking a bundle (a worker that died holding it)."""
 
     def __init__(self, address: str, slots: int | None) -> None:
         self.address = address
         self.slots = slots or 0
         self.client: Any = None
+        self._bundles: OrderedDict[str, Bundle] = OrderedDict()
 
     async def start(self) -> None:
         try:
@@ -139,13 +157,71 @@ class DaskBackend:
                 threads = await threads
             self.slots = max(1, sum(dict(threads).values()))
 
-    async def run(self, slot: int, job: MatchJob) -> JobResult:
-        from .worker import run_job_in_subprocess
+    async def bundle(self, seat: SeatJob) -> Bundle:
+        """The bundle of ``seat``'s bot, made once (in a thread: it reads the bot's files)."""
+        found = self._bundles.get(seat.spec)
+        if found is not None:
+            self._bundles.move_to_end(seat.spec)
+            return found
+        made = await asyncio.to_thread(bundle_of, seat)
+        self._bundles[seat.spec] = made
+        while sum(b.size for b in self._bundles.values()) > self.BUNDLE_MEMORY and len(self._bundles) > 1:
+            self._bundles.popitem(last=False)
+        return made
 
-        future = self.client.submit(run_job_in_subprocess, job.to_dict(), pure=False,
-                                    key=f"spite-match-{job.match_id}-{time.monotonic_ns()}")
-        return JobResult.from_dict(await future)
+    async def run(self, slot: int, job: MatchJob) -> JobResult:
+        from .worker import run_shipped_job
+
+        try:
+            bundles = [await self.bundle(seat) for seat in job.bots]
+        except (BundleError, ManifestError, OSError) as error:
+            return JobResult(job.match_id, "", False, error=f"cannot ship the bots to a worker: {error}",
+                             platform_fault=True, incident=f"match {job.match_id}: {error}")
+        by_digest = {b.digest: b for b in bundles}
+        digests = [b.digest for b in bundles]
+        sending: dict[str, Any] = {}
+        placement: dict[str, Any] = {}
+        for _ in range(self.ROUNDS):
+            try:
+                future = self.client.submit(run_shipped_job, job.to_dict(), digests, sending, pure=False,
+                                            key=f"spite-match-{job.match_id}-{time.monotonic_ns()}", **placement)
+                answer: dict[str, Any] = await future
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # a task Dask gave up on (its workers kept dying), a lost scheduler
+                raise WorkerDied(f"the Dask task failed: {type(error).__name__}: {error}") from None
+            if not isinstance(answer, dict):
+                raise WorkerDied(f"the Dask task answered {type(answer).__name__}, not a result")
+            missing = answer.get("missing")
+            if not missing:
+                try:
+                    delivered = await asyncio.to_thread(deliver, answer, job.replay_dir, job.log_dir)
+                except ShippingError as error:
+                    raise WorkerDied(f"worker {answer.get('worker')} sent a result this side cannot store: "
+                                     f"{error}") from None
+                return JobResult.from_dict(delivered)
+            unknown = [d for d in missing if d not in by_digest]
+            if unknown or not isinstance(missing, list):
+                raise WorkerDied(f"worker {answer.get('worker')} asked for bundles this match does not use")
+            sending = {d: by_digest[d].to_wire() for d in missing}
+            if answer.get("address"):  # to the worker that asked, or, if it is gone, any other
+                placement = {"workers": [str(answer["address"])], "allow_other_workers": True}
+        raise WorkerDied(f"match {job.match_id}: the workers lacked its bots' bundles {self.ROUNDS} times running")
 
     async def stop(self) -> None:
         if self.client is not None:
             await self.client.close()
+
+
+def bundle_of(seat: SeatJob) -> Bundle:
+    """The bundle of ``seat``'s bot as the server has it; a :class:`BundleError` (or a
+    :class:`referee.manifest.ManifestError`) saying why it cannot go to a worker."""
+    from referee.manifest import bot_fingerprint, resolve_bot
+
+    manifest = resolve_bot(seat.spec)
+    if manifest.path is None:
+        raise BundleError(f"bot {seat.spec!r} is a command line, not a bot.toml: a worker needs a bot's folder "
+                          f"(write a bot.toml next to it)")
+    if seat.fingerprint and bot_fingerprint(manifest) != seat.fingerprint:
+        raise BundleError(f"bot {manifest.name!r} changed since the tournament started (fingerprint mismatch)")
+    return make_bundle(manifest.path, manifest.name)

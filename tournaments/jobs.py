@@ -100,6 +100,8 @@ class JobResult:
     histograms: tuple[dict[str, int], ...] = ()
     """Per seat, the decision times as a sparse log histogram (:mod:`tournaments.timing`)."""
     elapsed_s: float = 0.0
+    incident: str = ""
+    """A fault the organizer must see (a bot bundle a worker refused): the ladder lists it."""
 
     @classmethod
     def failure(cls, match_id: int | None, worker: str, error: str) -> JobResult:
@@ -112,7 +114,7 @@ class JobResult:
                    MatchSummary.from_dict(summary) if summary else None, str(data.get("error", "")),
                    bool(data.get("platform_fault", False)),
                    tuple({str(k): int(v) for k, v in h.items()} for h in data.get("histograms") or ()),
-                   float(data.get("elapsed_s") or 0.0))
+                   float(data.get("elapsed_s") or 0.0), str(data.get("incident") or ""))
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"match_id": self.match_id, "worker": self.worker, "ok": self.ok,
@@ -125,4 +127,6 @@ class JobResult:
             data["platform_fault"] = True
         if self.histograms:
             data["histograms"] = [dict(h) for h in self.histograms]
+        if self.incident:
+            data["incident"] = self.incident
         return data
