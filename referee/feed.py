@@ -15,6 +15,7 @@ bots' games), mode 0600, in a directory no bot can read (the job's ``hide``).
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import logging
@@ -29,6 +30,8 @@ from spite_wire import rules_to_proto
 
 log = logging.getLogger("spite.referee")
 FORMAT, VERSION = "spite-live", 1
+FLUSH_S = 0.05
+"""The most a line waits in the writer's buffer: one write a few moves, not one a move."""
 END = "."
 """The last line of a feed: the match ended (finished, void or aborted)."""
 SUFFIX = ".feed"
@@ -57,6 +60,7 @@ class LiveFeed:
     def __init__(self, path: Path, rules: RuleSet) -> None:
         self.path = path
         self._out: IO[str] | None = None
+        self._flushing: asyncio.TimerHandle | None = None
         try:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             path.unlink(missing_ok=True)  # a feed left by a killed worker: its readers see it replaced and stop
@@ -65,6 +69,7 @@ class LiveFeed:
             log.warning("no live feed at %s: %s", path, error)
             return
         self._write(header(rules))
+        self._flush()  # the header at once: a reader opening the file finds it
 
     def put_nowait(self, item: rpb.SpectatorMessage | None) -> None:
         """One message (a line); None: the match ended, so the file ends and goes."""
@@ -75,6 +80,9 @@ class LiveFeed:
         self.close()
 
     def close(self) -> None:
+        if self._flushing is not None:
+            self._flushing.cancel()
+            self._flushing = None
         out, self._out = self._out, None
         if out is None:
             return
@@ -89,6 +97,20 @@ class LiveFeed:
             return
         try:
             self._out.write(line + "\n")
-            self._out.flush()
         except OSError:  # a full disk: spectators lose the feed (readers see it go), the match goes on
+            self.close()
+            return
+        if self._flushing is None:
+            try:
+                self._flushing = asyncio.get_running_loop().call_later(FLUSH_S, self._flush)
+            except RuntimeError:  # no event loop (a test writing a feed by hand): at once
+                self._flush()
+
+    def _flush(self) -> None:
+        self._flushing = None
+        if self._out is None:
+            return
+        try:
+            self._out.flush()
+        except OSError:
             self.close()

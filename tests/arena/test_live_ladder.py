@@ -21,6 +21,7 @@ import pytest
 
 from referee import replay as replay_file
 from spite_arena.store import ArenaStore
+from spite_web.live import STREAMS_PER_ADDRESS
 from spite_web.replay_view import viewer_data
 from tests.web.conftest import browser, page, screenshot  # noqa: F401 (the browser tests' fixtures)
 
@@ -66,16 +67,19 @@ def watch(arena: Arena, game: int) -> list[dict[str, Any]] | None:
 
 
 def watch_one(arena: Arena) -> tuple[int, list[dict[str, Any]]]:
-    """Wait for a game in play and watch it to its end (another one if it ended first)."""
+    """Wait for a game in play and watch it to its end; another one if it ended before the
+    stream opened, or was cut off (a referee that a loaded machine made late voids its game:
+    its stream ends with an ``error``, and the game is played again)."""
     deadline = time.monotonic() + WAIT_S
     while time.monotonic() < deadline:
         for game in in_play(arena):
-            assert (arena.data / "live" / f"{game}.feed").exists()
             messages = watch(arena, game)
-            if messages is not None:
+            if messages is not None and messages[-1]["type"] == "match_over":
                 return game, messages
+            if messages is not None:
+                assert messages[-1]["type"] == "error" and "cut off" in messages[-1]["error"], messages[-1]
         time.sleep(0.1)
-    pytest.fail("no game was in play")
+    pytest.fail("no game was watched to its end")
 
 
 def finished(arena: Arena, game: int) -> Any:
@@ -110,6 +114,33 @@ def check_public(arena: Arena, game: int, messages: list[dict[str, Any]]) -> Non
     assert over["outcome"]["ending"] == record.ending and over["outcome"]["winners"] == list(record.winners)
 
 
+def open_stream(arena: Arena, game: int) -> Any:
+    """An open live stream with its first message read; an HTTPError if refused."""
+    answer = urllib.request.urlopen(f"{arena.url}/api/games/{game}/live", timeout=WAIT_S)
+    assert answer.readline().startswith(b"data: ")
+    return answer
+
+
+def test_live_streams_are_limited_per_address_and_freed_when_the_browser_leaves(tmp_path: Path) -> None:
+    with running_arena(tmp_path, competition(["greedy", str(SLOWPOKE)])) as arena:
+        game = arena.wait_for("a game in play", lambda: in_play(arena), timeout=WAIT_S)[0]
+        streams = [open_stream(arena, game) for _ in range(STREAMS_PER_ADDRESS)]
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            open_stream(arena, game)
+        assert refused.value.code == 429 and b"close one" in refused.value.read()
+        for stream in streams:
+            stream.close()
+
+        def admitted() -> bool:  # the server frees a stream once it sees the connection closed
+            try:
+                open_stream(arena, game).close()
+                return True
+            except urllib.error.HTTPError as error:
+                assert error.code in (404, 429)
+                return error.code == 404  # the game ended meanwhile: its slot was freed as well
+        arena.wait_for("a live stream after the others were closed", admitted, timeout=WAIT_S)
+
+
 def test_a_game_in_a_worker_process_is_watched_live_to_its_end(tmp_path: Path) -> None:
     with running_arena(tmp_path, competition(["greedy", str(SLOWPOKE)])) as arena:
         game, messages = watch_one(arena)
@@ -133,21 +164,24 @@ def test_a_spectator_watches_a_live_ladder_game_to_its_end_in_the_browser(tmp_pa
         page.goto(arena.url + "/")
         page.click("#in-play-link")
         page.wait_for_url("**/live")
-        for _ in range(5):  # the game listed may end before its page opens: then the next one
+        status = "document.getElementById('v-live').textContent"
+        for _ in range(5):  # a game cut off (a void game on a loaded machine) ends its stream: the next one
             page.wait_for_selector("#in-play a")
             page.click("#in-play a")
             page.wait_for_url("**/games/*/live")
-            if page.locator("#viewer").count():
+            game = int(page.url.rsplit("/", 2)[-2])
+            page.wait_for_function(f"{status}.includes('live')")
+            page.wait_for_function("Number(document.getElementById('viewer').dataset.moves || 0) >= 5")
+            assert page.locator("#v-table section.seat").count() == 2
+            assert page.locator("#v-table .hand .card:not(.back)").count() == 0
+            assert page.locator("#v-table .hand[data-cards]").count() == 0
+            screenshot(page, "arena-live")
+            page.wait_for_function(f"{status}.includes('match over') || {status}.includes('stream ended')")
+            if "match over" in page.evaluate(status):
                 break
-            page.go_back()
-        game = int(page.url.rsplit("/", 2)[-2])
-        page.wait_for_function("document.getElementById('v-live').textContent.includes('live')")
-        page.wait_for_function("Number(document.getElementById('viewer').dataset.moves || 0) >= 5")
-        assert page.locator("#v-table section.seat").count() == 2
-        assert page.locator("#v-table .hand .card:not(.back)").count() == 0
-        assert page.locator("#v-table .hand[data-cards]").count() == 0
-        screenshot(page, "arena-live")
-        page.wait_for_function("document.getElementById('v-live').textContent.includes('match over')")
+            page.goto(arena.url + "/live")
+        else:
+            pytest.fail("every game watched was cut off")
         content = page.content()
         for secret in ("slowpoke-debug", "slowpoke-log", "slowpoke", "greedy"):
             assert secret not in content
