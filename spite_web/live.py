@@ -252,12 +252,12 @@ async def follow_feed(path: Path) -> tuple[RuleSet, AsyncGenerator[rpb.Spectator
             await asyncio.sleep(POLL_S)
         try:
             header = json.loads(first)
-            if header.get("format") != feed.FORMAT or header.get("version") != feed.VERSION:
-                raise FeedError(f"{path.name} is not a {feed.FORMAT} {feed.VERSION} feed")
-            rules_pb = game_pb2.RuleSet.FromString(base64.b64decode(header["rules"], validate=True))
-            rules = rules_from_proto(rules_pb)
+            known = header.get("format") == feed.FORMAT and header.get("version") == feed.VERSION
+            rules = rules_from_proto(game_pb2.RuleSet.FromString(base64.b64decode(header["rules"], validate=True)))
         except (ValueError, KeyError, TypeError, AttributeError, DecodeError) as error:
             raise FeedError(f"{path.name} has no readable header: {error}") from None
+        if not known:
+            raise FeedError(f"{path.name} is not a {feed.FORMAT} {feed.VERSION} feed")
     except BaseException:
         reader.close()
         raise
@@ -265,18 +265,19 @@ async def follow_feed(path: Path) -> tuple[RuleSet, AsyncGenerator[rpb.Spectator
     async def messages() -> AsyncGenerator[rpb.SpectatorMessage, None]:
         try:
             while True:
-                line = reader.line()
-                if line is None and not reader.abandoned():
-                    await asyncio.sleep(POLL_S)
-                    continue
-                if line is None:
-                    line = reader.line()  # what was written before the writer went
-                if line is None or line == feed.END:
-                    return
                 try:
-                    yield rpb.SpectatorMessage.FromString(base64.b64decode(line, validate=True))
-                except (ValueError, DecodeError):
-                    return  # a torn line (a full disk): the stream ends as cut off
+                    line = reader.line()
+                    if line is None and not reader.abandoned():
+                        await asyncio.sleep(POLL_S)
+                        continue
+                    if line is None:
+                        line = reader.line()  # what was written before the writer went
+                    if line is None or line == feed.END:
+                        return
+                    message = rpb.SpectatorMessage.FromString(base64.b64decode(line, validate=True))
+                except (ValueError, DecodeError):  # a torn or endless line (a full disk): ends as cut off
+                    return
+                yield message
         finally:
             reader.close()
 
