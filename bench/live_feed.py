@@ -51,16 +51,14 @@ def main() -> int:
                 "rounds": args.rounds, "cpu_us_per_decision_without_feed": plain,
                 "cpu_us_per_decision_with_feed": fed, "median_without": without, "median_with": with_feed,
                 "feed_us_per_decision": with_feed - without, "feed_share": (with_feed - without) / without}
-    if args.json:
-        print(json.dumps(document, indent=2))
-        return 0
-    print(f"{document['date']}  {os.cpu_count()} CPUs  load {os.getloadavg()[0]:.1f}  {args.matches} matches, "
-          f"{args.rounds} rounds of {args.seconds:g} s each")
-    print(f"referee CPU per decision, no feed (the limit): {without:.0f} µs  (rounds: "
-          f"{', '.join(f'{v:.0f}' for v in plain)})")
-    print(f"referee CPU per decision, with a feed:         {with_feed:.0f} µs  (rounds: "
-          f"{', '.join(f'{v:.0f}' for v in fed)})")
-    print(f"the feed adds {with_feed - without:.0f} µs per decision, {document['feed_share']:.0%} of the referee's own work")
+    rounds = {name: ", ".join(f"{v:.0f}" for v in values) for name, values in (("plain", plain), ("fed", fed))}
+    report = [f"{document['date']}  {os.cpu_count()} CPUs  load {os.getloadavg()[0]:.1f}  {args.matches} matches, "
+              f"{args.rounds} rounds of {args.seconds:g} s each",
+              f"referee CPU per decision, no feed (the limit): {without:.0f} µs  (rounds: {rounds['plain']})",
+              f"referee CPU per decision, with a feed:         {with_feed:.0f} µs  (rounds: {rounds['fed']})",
+              f"the feed adds {with_feed - without:.0f} µs per decision, {document['feed_share']:.0%} of the "
+              f"referee's own work"]
+    print(json.dumps(document, indent=2) if args.json else "\n".join(report))
     return 0
 
 
