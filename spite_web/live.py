@@ -188,13 +188,15 @@ def sse(first: dict[str, Any], stream: AsyncGenerator[dict[str, Any], None],
             await stream.aclose()
             done()
 
-    return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+    return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})  # a proxy passes each event on
 
 
 # -- a ladder's games in play, from their feed files ---------------------------------------
 
-POLL_S = 0.1
-"""How often a follower looks for new lines in a feed it has read to the end."""
+POLL_S = 0.25
+"""How often a follower looks for new lines in a feed it has read to the end: a person sees a
+move at most this late, and 200 followers wake ``spite serve``'s loop (where the lobby's
+referee runs too) 800 times a second, not thousands."""
 HEADER_WAIT_S = 5.0
 """How long a feed just created may take to get its header line."""
 MAX_LINE = 1 << 20
