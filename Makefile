@@ -4,7 +4,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup sandbox browser demo test test-under-load test-load-subset bench bench-rules bench-transport bench-referee bench-hosting bench-tournament bench-ladder bench-soak bench-dask bench-bots bench-search bench-sandbox proto clean
+.PHONY: setup sandbox browser demo test test-under-load test-load-subset bench bench-rules bench-transport bench-referee bench-hosting bench-live bench-tournament bench-ladder bench-soak bench-dask bench-bots bench-search bench-sandbox proto clean
+
 
 setup: $(STAMP) sandbox browser
 
@@ -73,6 +74,10 @@ bench-transport: setup
 
 bench-referee: setup
 	$(PY) bench/referee_load.py --matches 50 --seconds 15 --full
+
+# What a hosted ladder game's live feed costs the referee per decision (docs/performance.md).
+bench-live: setup
+	$(PY) bench/live_feed.py --matches 50 --seconds 5 --rounds 3
 
 bench-hosting: setup
 	$(PY) bench/referee_load.py --matches 1000 --think 1 --jitter 0.5 --seconds 60 --no-echo

@@ -267,8 +267,10 @@ class _LoopChannel:
         pass
 
 
-async def run_loop(matches: int, warmup: float, seconds: float, rules: str) -> dict[str, Any]:
-    """The match loop without a wire (module docstring), in this process."""
+async def run_loop(matches: int, warmup: float, seconds: float, rules: str,
+                   live_dir: Path | None = None) -> dict[str, Any]:
+    """The match loop without a wire (module docstring), in this process; with ``live_dir``,
+    each match also writes its public feed there (``referee.feed``, bench/live_feed.py)."""
     from referee.deadlines import TimeControl
     from referee.match import Match, MatchConfig
     from spite_engine import parse_rules
@@ -278,7 +280,8 @@ async def run_loop(matches: int, warmup: float, seconds: float, rules: str) -> d
                   time_control=TimeControl(decision_ms=2000, bank_ms=10_000, connect_ms=60_000))
     tasks = []
     for number in range(matches):
-        match = Match(f"loop{number}", MatchConfig(seed=number, **config))  # type: ignore[arg-type]
+        feed = live_dir / f"loop{number}.feed" if live_dir is not None else None
+        match = Match(f"loop{number}", MatchConfig(seed=number, live_feed=feed, **config))  # type: ignore[arg-type]
         for seat in match.seats:
             match.attach(seat, _LoopChannel(match, seat, tally), "load", "1", compact=True)
         tasks.append(asyncio.create_task(match.run()))

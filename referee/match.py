@@ -28,7 +28,7 @@ from typing import Any
 
 from spite.v1 import referee_pb2 as rpb
 
-from . import limits, reports
+from . import feed, limits, reports
 from . import replay as replay_file
 from .status import MatchState, SeatStatus
 from .deadlines import (GIVEN_CAP, GIVEN_PROBE_S, given_slack_ms, LAG_LIMIT_MS, LAG_PROBE_S, GivenTime, LagMonitor,
@@ -96,6 +96,8 @@ class MatchConfig:
     hide_names: bool = False
     """Welcome names no other seat's bot: each reads ``seat N`` (a hosted ladder, so a bot
     cannot lose on purpose to a chosen opponent). Reports and replays keep the names."""
+    live_feed: Path | None = None
+    """Write the match's public feed to this file while it runs (:mod:`referee.feed`)."""
 
     def __post_init__(self) -> None:
         if len(self.seat_names) != self.rules.players:
@@ -124,7 +126,9 @@ class Match(SeatRoster):
         self.results: list[GameResult] = []
         self.match_over: rpb.MatchOver | None = None
         self.finished = asyncio.Event()
-        self.spectators: list[asyncio.Queue[rpb.SpectatorMessage | None]] = []
+        self.spectators: list[feed.Spectator] = []
+        if config.live_feed is not None:
+            self.spectators.append(feed.LiveFeed(config.live_feed, config.rules))
         self._decision_id = 0
         self.game_number = 0
         self.state: GameState | None = None

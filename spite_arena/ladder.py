@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.feed import SUFFIX, feed_path
 from referee.replay import bot_log_path
 from referee.server import RunningReferee
 from referee.status import MatchState
@@ -33,6 +34,8 @@ from .store import ABANDONED, HOUSE, ArenaStore, Game, Version
 log = logging.getLogger("spite.arena")
 MAX_ATTEMPTS = 3
 IDLE_S = 0.5
+LIVE = "live"
+"""The data directory's folder of the public feeds of games in play (:mod:`referee.feed`)."""
 REJOIN_GRACE_S = 60.0
 """After a start, how long a pending game waits for its remote bots to join again before it is void."""
 BENCH_AFTER, BENCH_OF = 3, 5
@@ -83,12 +86,12 @@ class Ladder:
                 raise WorkerDied(f"game {game.id}: no version {vid}")
             specs.append(SeatJob(version.spec))
         hide = tuple(str(self.data / name) for name in ("arena.db", "arena.db-wal", "arena.db-shm", "admin.token",
-                                                         "logs", "finals.db"))
+                                                         "logs", "finals.db", LIVE))
         return MatchJob(match_id=game.id, rules=self.competition.rules, bots=tuple(specs),
                         time_control=self.competition.time_control, games=1, seed=game.seed,
                         bot_seed=game.bot_seed, policy=self.competition.policy,
                         replay_dir=str(self.data / "replays"), log_dir=str(self.data / "logs" / str(game.id)),
-                        hide=hide, hide_names=True, reuse="warm")
+                        hide=hide, hide_names=True, reuse="warm", live_dir=str(self.data / LIVE))
 
     def _remote(self, versions: dict[int, Version], vid: int) -> bool:
         version = versions.get(vid)
@@ -162,6 +165,9 @@ class Ladder:
         recovered = self.store.recover()
         if recovered:
             log.info("%d game(s) cut off by the last stop will be played again", recovered)
+        (self.data / LIVE).mkdir(mode=0o700, exist_ok=True)  # before any bot starts: its sandbox hides it
+        for stale in (self.data / LIVE).glob(f"*{SUFFIX}"):  # games cut off by the last stop
+            stale.unlink(missing_ok=True)
         await self.backend.start()
         self.health = [SlotHealth(slot) for slot in range(self.backend.slots)]
         try:
@@ -221,7 +227,8 @@ class Ladder:
             local = [resolve_bot(v.spec) for v in versions if v is not None and v.kind != "remote"]
             names = [m.name for m in local] + [v.bot if v else "?" for v in versions[len(local):]]
             config = MatchConfig(parse_rules(self.competition.rules), names, self.competition.time_control, 1,
-                                 game.seed, self.competition.policy, self.data / "replays", hide_names=True)
+                                 game.seed, self.competition.policy, self.data / "replays", hide_names=True,
+                                 live_feed=feed_path(self.data / LIVE, game.id))
         except (ManifestError, ValueError) as error:
             return JobResult(game.id, worker, False, error=f"cannot set the game up: {error}", platform_fault=True)
         # Reserved now, before the first await: another slot cannot count on the same room.
@@ -244,7 +251,7 @@ class Ladder:
         try:
             played = await play_local_match(local, config, bot_seed=game.bot_seed, referee=self.referee,
                                             on_start=hand_out, log_dir=self.data / "logs" / str(game.id),
-                                            hide=[self.data / "arena.db"])
+                                            hide=[self.data / "arena.db", self.data / LIVE])
         except Exception as error:  # the platform's failure, not a bot's
             return JobResult(game.id, worker, False, error=f"{type(error).__name__}: {error}", platform_fault=True)
         finally:
@@ -259,6 +266,7 @@ class Ladder:
                          elapsed_s=round(asyncio.get_running_loop().time() - started, 4))
 
     def record(self, game: Game, result: JobResult, health: SlotHealth) -> None:
+        feed_path(self.data / LIVE, game.id).unlink(missing_ok=True)  # left by a worker that died mid-game
         summary = result.summary
         if not result.ok or summary is None or not summary.games:
             health.failures += 1

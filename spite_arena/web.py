@@ -46,9 +46,10 @@ from starlette.templating import Jinja2Templates
 from referee.manifest import BotManifest
 from spite_web.app import HERE as WEB_HERE
 from spite_web.app import number_too_large
+from spite_web.live import ladder_routes
 
 from .config import Competition
-from .ladder import SlotHealth
+from .ladder import LIVE, SlotHealth
 from .store import ArenaStore, ArenaStoreError, Entrant, UploadLimit, Version, check_name, hash_key
 from .uploads import CHECKS_AT_ONCE, UploadError, check_log_dir, check_manifest, unpack
 
@@ -519,6 +520,7 @@ def create_app(service: Host) -> Starlette:
         Route("/api/admin/disable/{vid:id}", api_admin_disable, methods=["POST"]),
         Route("/api/admin/enable/{vid:id}", api_admin_enable, methods=["POST"]),
         Route("/api/admin/{action}", api_admin_action, methods=["POST"]),
+        *ladder_routes(data / LIVE),
         Mount("/static", StaticFiles(directory=str(WEB_HERE / "static")), name="static"),
     ]
     return Starlette(routes=routes, exception_handlers={HTTPException: http_error, OverflowError: number_too_large})

@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any, Callable
 
 from starlette.applications import Starlette
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
@@ -113,13 +113,13 @@ def create_app(db: Path | str, *, referee: str | None = None, admin_token: str |
 
     async def live_page(request: Request) -> Response:
         match_id = _live_match(request)
-        return page("live.html", request, match_id=match_id, api=f"/api/live/{match_id}")
+        return page("live.html", request, what=f"match {match_id}", api=f"/api/live/{match_id}")
 
     async def api_live(request: Request) -> Response:
         """Server-sent events: the match's public table as it happens (spite_web.live)."""
         import grpc
 
-        from .live import spectate
+        from .live import spectate, sse
 
         match_id = _live_match(request)
         stream = spectate(referee or "", admin_token or "", match_id)
@@ -130,18 +130,7 @@ def create_app(db: Path | str, *, referee: str | None = None, admin_token: str |
             if error.code() == grpc.StatusCode.NOT_FOUND:
                 raise NotFound(f"no match {match_id!r} on the referee") from None
             raise HTTPException(502, f"the referee answered {error.code().name}: {error.details()}") from None
-
-        async def events() -> AsyncIterator[str]:
-            yield f"data: {json.dumps(first)}\n\n"
-            try:
-                async for message in stream:
-                    yield f"data: {json.dumps(message)}\n\n"
-            except grpc.aio.AioRpcError as error:
-                yield f"data: {json.dumps({'type': 'error', 'error': error.code().name})}\n\n"
-            finally:
-                await stream.aclose()
-
-        return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+        return sse(first, stream)
 
     def _live_match(request: Request) -> str:
         if not referee:

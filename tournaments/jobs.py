@@ -53,6 +53,8 @@ class MatchJob:
     """With ``reuse = "warm"``, the most matches one bot process plays."""
     hide_names: bool = False
     """Bots are not told who their opponents are (``MatchConfig.hide_names``; a hosted ladder)."""
+    live_dir: str | None = None
+    """Write the match's public feed here while it runs (:mod:`referee.feed`; a hosted ladder's live view)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"match_id": self.match_id, "ordinal": self.ordinal, "rules": self.rules,
@@ -62,7 +64,8 @@ class MatchJob:
                 "games": self.games, "seed": self.seed, "bot_seed": self.bot_seed, "policy": self.policy.value,
                 "replay_dir": self.replay_dir, "log_dir": self.log_dir, "thinking": self.thinking.value,
                 "hide": list(self.hide), "lag_limit_ms": self.lag_limit_ms, "reuse": self.reuse,
-                "max_matches": self.max_matches, "hide_names": self.hide_names}
+                "max_matches": self.max_matches, "hide_names": self.hide_names,
+                "live_dir": self.live_dir}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchJob:
@@ -77,7 +80,7 @@ class MatchJob:
             hide=tuple(str(p) for p in data.get("hide", ())),
             lag_limit_ms=int(data.get("lag_limit_ms", LAG_LIMIT_MS)),
             reuse=_reuse(data.get("reuse", "never")), max_matches=int(data.get("max_matches", 50)),
-            hide_names=bool(data.get("hide_names", False)))
+            hide_names=bool(data.get("hide_names", False)), live_dir=data.get("live_dir"))
 
 
 def _reuse(value: Any) -> str:

@@ -52,6 +52,7 @@ async def play(job: MatchJob, worker: str = "", pool: BotPool | None = None) -> 
     ``pool`` and a job that allows it, on warm bot processes."""
     from referee.local import play_local_match
     from referee.manifest import resolve_bot
+    from referee.feed import feed_path
     from referee.match import MatchConfig
     from spite_engine import parse_rules
 
@@ -70,7 +71,8 @@ async def play(job: MatchJob, worker: str = "", pool: BotPool | None = None) -> 
             bots.append(manifest)
         config = MatchConfig(parse_rules(job.rules), [b.name for b in bots], job.time_control, job.games, job.seed,
                              job.policy, Path(job.replay_dir) if job.replay_dir else None, thinking=job.thinking,
-                             lag_limit_ms=job.lag_limit_ms, hide_names=job.hide_names)
+                             lag_limit_ms=job.lag_limit_ms, hide_names=job.hide_names,
+                             live_feed=feed_path(Path(job.live_dir), job.match_id) if job.live_dir else None)
         log_dir = Path(job.log_dir) if job.log_dir else None
         if pool is not None and job.reuse == "warm":
             pool.max_matches = job.max_matches

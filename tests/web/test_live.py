@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import tempfile
 import threading
+from pathlib import Path
 from typing import Any, Iterator
 
 import grpc
@@ -21,14 +23,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spite.v1 import referee_pb2 as rpb
 from spite.v1 import referee_pb2_grpc
+from starlette.exceptions import HTTPException
 from starlette.testclient import TestClient
 
+from referee.feed import LiveFeed
 from referee.match import MatchConfig, Policy, TimeControl
 from spite_engine import GameState, observe_public, parse_rules, visible_events
 from referee.server import RunningReferee, start_referee
-from spite_wire import event_to_proto, observation_to_proto, rules_to_proto
+from spite_wire import event_to_proto, events_to_proto, observation_to_proto, outcome_to_proto, rules_to_proto
 from spite_web.app import create_app
-from spite_web.live import PublicTable, start_from_pb
+from spite_web.live import (STREAMS_PER_ADDRESS, FeedError, LadderLive, PublicTable, follow_feed, ladder_routes,
+                            public_frames, start_from_pb)
 from spite_wire import event_from_proto, rules_from_proto
 from spite_web.replay_view import frame
 from tests.rules.support import MAX_SEED, POLICIES, SPECS
@@ -59,6 +64,103 @@ def test_the_spectators_table_is_the_engines_public_view(spec: str, seed: int, m
         cursor = len(state.log)
         public = frame(state, 0) | {"hands": [None] * rules.players}
         assert json.dumps(table.frame()) == json.dumps(public)
+
+
+def _match_stream(rules: Any, state: GameState, choose: Any, rng: random.Random, moves: int) -> Iterator[Any]:
+    """What a match sends its spectators for one game (``referee.match``): the public start,
+    each move's public events, the outcome, the match's end."""
+    yield rpb.SpectatorMessage(game_start=rpb.GameStart(game_number=0, first_seat=state.first_seat,
+                                                        observation=observation_to_proto(observe_public(state))))
+    cursor = len(state.log)
+    for _ in range(moves):
+        if state.outcome is not None:
+            break
+        state.apply(choose(state, rng))
+        yield rpb.SpectatorMessage(events=rpb.EventBatch(game_number=0, events=events_to_proto(
+            visible_events(state, None, cursor))))
+        cursor = len(state.log)
+    if state.outcome is not None:
+        yield rpb.SpectatorMessage(game_over=rpb.GameOver(game_number=0, outcome=outcome_to_proto(state.outcome)))
+        yield rpb.SpectatorMessage(match_over=rpb.MatchOver(points=list(state.outcome.scores), reason="over"))
+
+
+@settings(max_examples=40, deadline=None)
+@given(spec=st.sampled_from(SPECS), seed=st.integers(0, MAX_SEED), moves=st.integers(0, 400),
+       policy=st.sampled_from(sorted(POLICIES)))
+def test_a_feed_file_gives_the_viewer_the_engines_public_view(spec: str, seed: int, moves: int, policy: str) -> None:
+    """A ladder game's feed (referee.feed, written as the match publishes) read back by
+    follow_feed and public_frames: after every move the frame is the engine's public view,
+    the seats are anonymous, and the file is gone at the end."""
+    rules = parse_rules(spec)
+    state, rng = GameState.new(rules, seed), random.Random(seed)
+    publics = []
+
+    async def run(path: Path) -> list[dict[str, Any]]:
+        writer = LiveFeed(path, rules)
+        read_rules, messages = await follow_feed(path)
+        assert read_rules == rules
+        for message in _match_stream(rules, state, POLICIES[policy], rng, moves):
+            writer.put_nowait(message)
+            publics.append(frame(state, 0) | {"hands": [None] * rules.players})
+        writer.put_nowait(None)
+        assert not path.exists()
+        return [m async for m in public_frames(rules, ["seat 0"] * rules.players, "1", messages)]
+
+    with tempfile.TemporaryDirectory() as directory:
+        shown = asyncio.run(run(Path(directory) / "live" / "1.feed"))
+    frames = [m["frame"] for m in shown if m["type"] in ("game_start", "frame")]
+    # one frame at the start and one per move's batch; the last messages repeat the end
+    assert [json.dumps(f) for f in frames] == [json.dumps(p) for p in publics[:len(frames)]]
+    assert len(frames) == len(publics) - (2 if state.outcome is not None else 0)
+    assert shown[-1]["type"] == ("match_over" if state.outcome is not None else "error")
+    assert all(h is None for m in shown if "frame" in m for h in m["frame"]["hands"])
+
+
+def test_a_feed_follower_stops_when_its_file_is_replaced_or_garbled(tmp_path: Path) -> None:
+    """A worker killed mid-game leaves its feed; the retry replaces it: a spectator of the
+    old one is told the stream was cut off, not left waiting. A file that is not a feed is
+    refused in one line."""
+    rules = parse_rules("standard")
+    path = tmp_path / "7.feed"
+
+    async def run() -> list[dict[str, Any]]:
+        LiveFeed(path, rules)  # never ended: its writer was killed
+        _, messages = await follow_feed(path)
+        LiveFeed(path, rules)  # the retry's feed
+        return [m async for m in public_frames(rules, ["seat 0", "seat 1"], "7", messages)]
+
+    shown = asyncio.run(run())
+    assert [m["type"] for m in shown] == ["match", "error"]
+    path.write_text("not a feed\n")
+    with pytest.raises(FeedError, match="no readable header"):
+        asyncio.run(follow_feed(path))
+    with pytest.raises(FileNotFoundError):
+        asyncio.run(follow_feed(tmp_path / "8.feed"))
+
+
+def test_the_ladders_live_routes_answer_bad_requests_cleanly(tmp_path: Path) -> None:
+    from starlette.applications import Starlette
+
+    with TestClient(Starlette(routes=ladder_routes(tmp_path))) as client:
+        assert client.get("/api/live").json() == {"games": []}
+        missing = client.get("/api/games/12/live")
+        assert missing.status_code == 404 and "game 12 is not in play" in missing.text
+        assert client.get("/games/12/live").status_code == 404
+        assert client.get("/api/games/1%3B/live").status_code == 404
+        assert client.get("/api/games/1234567890123456789/live").status_code == 404
+        (tmp_path / "12.feed").write_text("garbage\n")
+        assert client.get("/api/games/12/live").status_code == 404
+        assert "game 12" in client.get("/live").text
+    live = LadderLive(tmp_path)
+    releases = [live.take("10.0.0.1") for _ in range(STREAMS_PER_ADDRESS)]
+    with pytest.raises(HTTPException) as refused:
+        live.take("10.0.0.1")
+    assert refused.value.status_code == 429
+    live.take("10.0.0.2")  # another address still may
+    for release in releases:
+        release()
+    live.take("10.0.0.1")
+    assert live.open == {"10.0.0.1": 1, "10.0.0.2": 1}
 
 
 # -- a real referee, real spectating through spite web --------------------------------------
@@ -97,7 +199,7 @@ class Referee:
         sent its start (a loaded machine made that happen)."""
         async def bot(token: str, name: str) -> None:
             async with grpc.aio.insecure_channel(self.running.address) as channel:
-                call = referee_pb2_grpc.RefereeStub(channel).Play()
+                call = referee_pb2_grpc.RefereeStub(channel).Play()  # type: ignore[no-untyped-call]
                 await call.write(rpb.BotMessage(hello=rpb.Hello(token=token, name=name, version="1",
                                                                 protocol_version=1)))
                 while (message := await call.read()) is not grpc.aio.EOF:
