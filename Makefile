@@ -6,7 +6,6 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: setup sandbox browser demo test test-under-load test-load-subset bench bench-rules bench-transport bench-referee bench-hosting bench-live bench-tournament bench-ladder bench-soak bench-dask bench-bots bench-search bench-sandbox proto clean
 
-
 setup: $(STAMP) sandbox browser
 
 # The bot sandbox: bubblewrap, installed where no password is needed (docs/security.md).
