@@ -53,16 +53,15 @@ from __future__ import annotations
 
 import math
 import os
-import tomllib
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from referee import limits
+from referee.limits import FieldError
+from referee.manifest import SAMPLE_BOTS, BotManifest, ManifestError, read_toml, resolve_bot
 from referee.match import Policy, Thinking, TimeControl
 from spite_engine import RuleSet, RulesError, parse_rules
-from spite_engine.rng import MAX_SEED
-from referee.manifest import SAMPLE_BOTS, BotManifest, ManifestError, resolve_bot
 
 from .ratings import RatingParams
 from .schedule import Entrant
@@ -146,16 +145,12 @@ class TournamentConfig:
                 "bots": dict(sorted(self.bot_specs.items())), "seed": self.seed,
                 "seed_commitment": self.seed_commitment, "rounds": self.rounds,
                 "policy": self.policy.value, "match_games": self.match_games,
-                "time_control": {"decision_ms": self.time_control.decision_ms, "bank_ms": self.time_control.bank_ms,
-                                 "connect_ms": self.time_control.connect_ms},
-                "rating": self.rating.to_dict(),
-                "stop": {"rule": self.stop.rule, "confidence": self.stop.confidence,
-                         "max_rounds": self.stop.max_rounds},
+                "time_control": self.time_control.to_dict(), "rating": self.rating.to_dict(),
+                "stop": asdict(self.stop),
                 "replay_dir": str(self.replay_dir) if self.replay_dir else None,
                 "log_dir": str(self.log_dir) if self.log_dir else None,
                 "thinking": self.thinking.value,
-                "bench": {"enabled": self.bench.enabled, "min_games": self.bench.min_games,
-                          "failure_share": self.bench.failure_share}}
+                "bench": asdict(self.bench)}
 
 
 MAX_PARALLEL = 1024
@@ -172,18 +167,18 @@ def usable_cores() -> int:
 def load_tournament(path: Path | str) -> TournamentConfig:
     """Read and check a tournament file; bots' manifests are loaded (not built) here."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise TournamentFileError(f"{path}: no such tournament file") from None
-    except tomllib.TOMLDecodeError as error:
-        raise TournamentFileError(f"{path}: not valid TOML: {error}") from None
-    return tournament_from_dict(data, path)
+    return tournament_from_dict(read_toml(path, "tournament file", TournamentFileError), path)
 
 
 def tournament_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
-    def fail(field: str, problem: str) -> TournamentFileError:
-        return TournamentFileError(f"{path}: field '{field}': {problem}")
+    try:
+        return _tournament(data, path)
+    except FieldError as error:
+        raise TournamentFileError(f"{path}: {error}") from None
+
+
+def _tournament(data: dict[str, Any], path: Path) -> TournamentConfig:
+    fail = FieldError
 
     unknown = sorted(set(data) - _KNOWN)
     if unknown:
@@ -200,32 +195,28 @@ def tournament_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         raise fail("rules", str(error)) from None
 
     seed_file, seed_commitment, committed_seed = _committed_seed(data, path, fail)
-    seed = committed_seed if seed_file is not None else _integer(data, "seed", 0, fail, low=0, high=MAX_SEED)
-    rounds = _integer(data, "rounds", 1, fail, low=limits.ROUNDS.low, high=limits.ROUNDS.high)
-    parallel = _integer(data, "parallel", min(usable_cores(), MAX_PARALLEL), fail, low=1, high=MAX_PARALLEL)
+    seed = committed_seed if seed_file is not None else limits.SEED.field(data, "seed", 0)
+    rounds = limits.ROUNDS.field(data, "rounds", 1)
+    parallel = limits.Range("parallel", 1, MAX_PARALLEL).field(data, "parallel", min(usable_cores(), MAX_PARALLEL))
     default_games = MATCH_POINTS_GAME_CAP if rules.match_points else 1
-    match_games = _integer(data, "match_games", default_games, fail, low=limits.GAMES.low, high=limits.GAMES.high)
-    policy_name = data.get("policy", Policy.SUBSTITUTE.value)
-    try:
-        policy = Policy(policy_name)
-    except ValueError:
-        raise fail("policy", f"must be one of {[p.value for p in Policy]}, got {policy_name!r}") from None
+    match_games = limits.GAMES.field(data, "match_games", default_games)
+    policy = policy_from_value(data.get("policy", Policy.SUBSTITUTE.value))
 
     thinking_name = data.get("thinking", Thinking.ALLOWED.value)
     try:
         thinking = Thinking(thinking_name)
     except ValueError:
         raise fail("thinking", f"must be one of {[t.value for t in Thinking]}, got {thinking_name!r}") from None
-    bench = _bench(_table(data, "bench", fail), fail)
+    bench = _bench(table(data, "bench"), fail)
     reuse = data.get("reuse", "warm")
     if reuse not in REUSE:
         raise fail("reuse", f"must be \"warm\" or \"never\", got {reuse!r}")
     if "max_matches" in data and reuse == "never":
         raise fail("max_matches", "applies only with reuse = \"warm\" (\"never\" plays one match per process)")
-    max_matches = _integer(data, "max_matches", MAX_MATCHES, fail, low=1, high=10_000)
-    time_control = _time_control(_table(data, "time_control", fail), fail)
-    rating = _rating(_table(data, "rating", fail), fail)
-    stop = _stop(_table(data, "stop", fail), fail)
+    max_matches = limits.Range("max_matches", 1, 10_000).field(data, "max_matches", MAX_MATCHES)
+    time_control = TimeControl.from_table(table(data, "time_control"))
+    rating = rating_from_table(table(data, "rating"))
+    stop = _stop(table(data, "stop"), fail)
     if stop.rule == "separated" and stop.max_rounds < rounds:
         raise fail("stop.max_rounds", f"must be at least 'rounds' ({rounds}), got {stop.max_rounds}")
 
@@ -240,6 +231,32 @@ def tournament_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         replay_dir=_optional_dir(data, "replay_dir", fail), log_dir=_optional_dir(data, "log_dir", fail),
         thinking=thinking, bench=bench, seed_file=seed_file, seed_commitment=seed_commitment,
         untrusted=trust == "untrusted", reuse=reuse, max_matches=max_matches)
+
+
+def policy_from_value(value: object) -> Policy:
+    """The ``policy`` field of a tournament or a competition file."""
+    try:
+        return Policy(value)
+    except ValueError:
+        raise FieldError("policy", f"must be one of {[p.value for p in Policy]}, got {value!r}") from None
+
+
+def rating_from_table(table: Mapping[str, object]) -> RatingParams:
+    """The ``[rating]`` table of a tournament or a competition file: TrueSkill's parameters,
+    finite numbers, sigma and beta positive, tau not negative, a draw probability in [0, 1);
+    a bad one is a :class:`~referee.limits.FieldError` naming the key."""
+    default = RatingParams()
+    _check_keys(table, "rating", set(RatingParams.__dataclass_fields__), FieldError)
+    values = {key: _number(table, "rating", key, getattr(default, key), FieldError)
+              for key in RatingParams.__dataclass_fields__}
+    for key in ("sigma", "beta"):
+        if values[key] <= 0:
+            raise FieldError(f"rating.{key}", f"must be positive, got {values[key]}")
+    if values["tau"] < 0:
+        raise FieldError("rating.tau", f"must not be negative, got {values['tau']}")
+    if not 0 <= values["draw_probability"] < 1:
+        raise FieldError("rating.draw_probability", f"must be in [0, 1), got {values['draw_probability']}")
+    return RatingParams(**values)
 
 
 def _committed_seed(data: dict[str, Any], path: Path, fail: Any) -> tuple[Path | None, str | None, int]:
@@ -268,59 +285,28 @@ def _committed_seed(data: dict[str, Any], path: Path, fail: Any) -> tuple[Path |
         raise fail("seed_file" if "seed file" in str(error) else "seed_commitment", str(error)) from None
 
 
-def _integer(data: dict[str, Any], field: str, default: int, fail: Any, *, low: int, high: int | None = None) -> int:
-    value = data.get(field, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
-        bounds = (f"{low}..{high}" if low == 0 else f"at least {low} and at most {high}") if high is not None \
-            else f"at least {low}"
-        raise fail(field, f"must be an integer, {bounds}; got {value!r}")
-    return value
-
-
-def _number(data: dict[str, Any], table: str, field: str, default: float, fail: Any) -> float:
+def _number(data: Mapping[str, object], table: str, field: str, default: float, fail: Any) -> float:
     value = data.get(field, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise fail(f"{table}.{field}", f"must be a number, got {value!r}")
     return float(value)
 
 
-def _table(data: dict[str, Any], field: str, fail: Any) -> dict[str, Any]:
+def table(data: Mapping[str, object], field: str, known: set[str] | None = None) -> dict[str, Any]:
+    """The table ``data[field]`` (empty if absent) of a tournament or a competition file, holding
+    only ``known`` keys (None: its reader checks them); else a :class:`~referee.limits.FieldError`."""
     value = data.get(field, {})
     if not isinstance(value, dict):
-        raise fail(field, "must be a table, e.g. [" + field + "]")
+        raise FieldError(field, "must be a table, e.g. [" + field + "]")
+    if known is not None:
+        _check_keys(value, field, known, FieldError)
     return value
 
 
-def _check_keys(table: dict[str, Any], name: str, known: set[str], fail: Any) -> None:
+def _check_keys(table: Mapping[str, object], name: str, known: set[str], fail: Any) -> None:
     unknown = sorted(set(table) - known)
     if unknown:
         raise fail(name, f"unknown key(s) {unknown}; known: {sorted(known)}")
-
-
-def _time_control(table: dict[str, Any], fail: Any) -> TimeControl:
-    default = TimeControl()
-    _check_keys(table, "time_control", {"decision_ms", "bank_ms", "connect_ms"}, fail)
-    values = {}
-    ranges = {"decision_ms": limits.DECISION_MS, "bank_ms": limits.BANK_MS, "connect_ms": limits.CONNECT_MS}
-    for key, allowed in ranges.items():
-        values[key] = _integer(table, key, getattr(default, key), lambda f, p: fail(f"time_control.{f}", p),
-                               low=allowed.low, high=allowed.high)
-    return TimeControl(**values)
-
-
-def _rating(table: dict[str, Any], fail: Any) -> RatingParams:
-    default = RatingParams()
-    _check_keys(table, "rating", {"mu", "sigma", "beta", "tau", "draw_probability"}, fail)
-    values = {key: _number(table, "rating", key, getattr(default, key), fail)
-              for key in ("mu", "sigma", "beta", "tau", "draw_probability")}
-    for key in ("sigma", "beta"):
-        if values[key] <= 0:
-            raise fail(f"rating.{key}", f"must be positive, got {values[key]}")
-    if values["tau"] < 0:
-        raise fail("rating.tau", f"must not be negative, got {values['tau']}")
-    if not 0 <= values["draw_probability"] < 1:
-        raise fail("rating.draw_probability", f"must be in [0, 1), got {values['draw_probability']}")
-    return RatingParams(**values)
 
 
 def _stop(table: dict[str, Any], fail: Any) -> StopRule:
@@ -331,8 +317,7 @@ def _stop(table: dict[str, Any], fail: Any) -> StopRule:
     confidence = _number(table, "stop", "confidence", StopRule.confidence, fail)
     if not 0.5 < confidence < 1:
         raise fail("stop.confidence", f"must be between 0.5 and 1 (exclusive), got {confidence}")
-    max_rounds = _integer(table, "max_rounds", StopRule.max_rounds, lambda f, p: fail(f"stop.{f}", p), low=1,
-                          high=limits.ROUNDS.high)
+    max_rounds = limits.ROUNDS.field(table, "max_rounds", StopRule.max_rounds, "stop.")
     return StopRule(rule, confidence, max_rounds)
 
 
@@ -341,7 +326,8 @@ def _bench(table: dict[str, Any], fail: Any) -> BenchRule:
     enabled = table.get("enabled", BenchRule.enabled)
     if not isinstance(enabled, bool):
         raise fail("bench.enabled", f"must be true or false, got {enabled!r}")
-    min_games = _integer(table, "min_games", BenchRule.min_games, lambda f, p: fail(f"bench.{f}", p), low=1)
+    min_games = limits.Range("min_games", 1, limits.GAMES.high).field(table, "min_games", BenchRule.min_games,
+                                                                      "bench.")
     share = _number(table, "bench", "failure_share", BenchRule.failure_share, fail)
     if not 0 <= share < 1:
         raise fail("bench.failure_share", f"must be in [0, 1), got {share}")
