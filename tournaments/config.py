@@ -63,6 +63,7 @@ from referee.manifest import SAMPLE_BOTS, BotManifest, ManifestError, read_toml,
 from referee.match import Policy, Thinking, TimeControl
 from spite_engine import RuleSet, RulesError, parse_rules
 
+from .jobs import Reuse
 from .ratings import RatingParams
 from .schedule import Entrant
 
@@ -73,7 +74,6 @@ first-to-50 takes about 4-8 games between sample bots; the cap stops a match of 
 _KNOWN = {"name", "rules", "bots", "seed", "rounds", "parallel", "policy", "match_games", "replay_dir", "log_dir",
           "time_control", "rating", "stop", "thinking", "bench", "seed_file", "seed_commitment",
           "entrants", "reuse", "max_matches"}
-REUSE = ("warm", "never")
 MAX_MATCHES = 50
 """Matches one warm bot process plays before a fresh one replaces it, unless the file says."""
 
@@ -132,7 +132,7 @@ class TournamentConfig:
     untrusted: bool = False
     """``entrants = "untrusted"``: the runner refuses to start unless bots are isolated."""
     """The published ``sha256:...`` the runner checks ``seed_file`` against before any game."""
-    reuse: str = "warm"
+    reuse: Reuse = Reuse.WARM
     """``"warm"``: a worker keeps bot processes that say warm from one match to the next
     (never across the two halves of a duplicate deal); ``"never"``: one process per match."""
     max_matches: int = MAX_MATCHES
@@ -208,10 +208,11 @@ def _tournament(data: dict[str, Any], path: Path) -> TournamentConfig:
     except ValueError:
         raise fail("thinking", f"must be one of {[t.value for t in Thinking]}, got {thinking_name!r}") from None
     bench = _bench(table(data, "bench"), fail)
-    reuse = data.get("reuse", "warm")
-    if reuse not in REUSE:
-        raise fail("reuse", f"must be \"warm\" or \"never\", got {reuse!r}")
-    if "max_matches" in data and reuse == "never":
+    try:
+        reuse = Reuse(data.get("reuse", Reuse.WARM))
+    except ValueError:
+        raise fail("reuse", f"must be \"warm\" or \"never\", got {data.get('reuse')!r}") from None
+    if "max_matches" in data and reuse is Reuse.NEVER:
         raise fail("max_matches", "applies only with reuse = \"warm\" (\"never\" plays one match per process)")
     max_matches = limits.Range("max_matches", 1, 10_000).field(data, "max_matches", MAX_MATCHES)
     time_control = TimeControl.from_table(table(data, "time_control"))

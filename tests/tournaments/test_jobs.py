@@ -9,13 +9,13 @@ import pytest
 
 from referee.match import Policy, Thinking, TimeControl
 from referee.status import MatchState, SeatStatus
-from spite_engine import Ending, Outcome
+from spite_engine import Ending, Outcome, parse_rules
 from referee.reports import GameResult, MatchSummary, SeatSummary
 from tournaments.jobs import JobResult, MatchJob, SeatJob
 
 
 def test_a_job_round_trips_through_json() -> None:
-    job = MatchJob(match_id=4, ordinal=3, rules="skip-bo+short-20", bots=(SeatJob("greedy", "f" * 64), SeatJob("x.toml")),
+    job = MatchJob(match_id=4, ordinal=3, rules=parse_rules("skip-bo+short-20"), bots=(SeatJob("greedy", "f" * 64), SeatJob("x.toml")),
                    time_control=TimeControl(500, 2000, 7000), games=3, seed=2**64 - 1, bot_seed=9,
                    policy=Policy.SUBSTITUTE, replay_dir="/r", log_dir=None, thinking=Thinking.FROZEN,
                    hide=("/s.db", "/s.db-wal"), lag_limit_ms=100)
@@ -31,7 +31,7 @@ def test_a_job_round_trips_through_json() -> None:
     {"bots": [{"fingerprint": "x"}]},                                    # a seat without a bot
 ])
 def test_a_broken_job_is_refused(broken: dict[str, object]) -> None:
-    good = MatchJob(1, "standard", (SeatJob("greedy"), SeatJob("naive")), TimeControl(), 1, 1, 1,
+    good = MatchJob(1, parse_rules("standard"), (SeatJob("greedy"), SeatJob("naive")), TimeControl(), 1, 1, 1,
                     Policy.FORFEIT).to_dict()
     data = broken if broken == {"match_id": 1} else {**good, **broken}
     with pytest.raises((KeyError, TypeError, ValueError)):
