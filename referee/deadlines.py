@@ -82,6 +82,12 @@ class TimeControl:
         return cls(**{key: allowed.field(table, key, getattr(default, key), where)
                       for key, allowed in cls.RANGES.items()})
 
+    def deadline_ms(self, *, first: bool) -> int:
+        """A decision's window before its seat's bank is drawn on (the wire's
+        ``DecisionRequest.deadline_ms``): ``decision_ms``, or for a seat's ``first`` decision of
+        the match ``connect_ms`` if that is longer (a bot may still be warming up)."""
+        return max(self.decision_ms, self.connect_ms) if first else self.decision_ms
+
     def to_dict(self) -> dict[str, int]:
         """The ``[time_control]`` table (and a job's JSON) this reads back from (:meth:`from_table`)."""
         return {key: getattr(self, key) for key in self.RANGES}
