@@ -115,7 +115,7 @@ def _ignored(path: Path, root: Path) -> bool:
                for p in parts)
 
 
-def read_toml(path: Path, what: str, error: Callable[[str], Exception]) -> dict[str, Any]:
+def read_toml(path: Path, what: str, error: Callable[[str], Exception]) -> dict[str, object]:
     """The TOML document at ``path`` (a bot manifest, a tournament or a competition file, the
     ``what``), or ``error`` raised with one line: no such file, unreadable, not valid TOML."""
     try:

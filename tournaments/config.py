@@ -61,7 +61,7 @@ from referee import limits
 from referee.limits import FieldError
 from referee.manifest import SAMPLE_BOTS, BotManifest, ManifestError, read_toml, resolve_bot
 from referee.match import Policy, Thinking, TimeControl
-from spite_engine import RuleSet, RulesError, parse_rules
+from spite_engine import RulesError, RuleSet, parse_rules
 
 from .jobs import Reuse
 from .ratings import RatingParams
@@ -178,23 +178,22 @@ def tournament_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
 
 
 def _tournament(data: dict[str, Any], path: Path) -> TournamentConfig:
-    fail = FieldError
 
     unknown = sorted(set(data) - _KNOWN)
     if unknown:
         raise TournamentFileError(f"{path}: unknown field(s) {unknown}; known: {sorted(_KNOWN)}")
     name = data.get("name", path.stem)
     if not isinstance(name, str) or not name.strip():
-        raise fail("name", "must be a non-empty string")
+        raise FieldError("name", "must be a non-empty string")
     spec = data.get("rules", "standard")
     if not isinstance(spec, str):
-        raise fail("rules", f"must be a rule-set spec string such as 'standard', got {spec!r}")
+        raise FieldError("rules", f"must be a rule-set spec string such as 'standard', got {spec!r}")
     try:
         rules = parse_rules(spec)
     except RulesError as error:
-        raise fail("rules", str(error)) from None
+        raise FieldError("rules", str(error)) from None
 
-    seed_file, seed_commitment, committed_seed = _committed_seed(data, path, fail)
+    seed_file, seed_commitment, committed_seed = _committed_seed(data, path)
     seed = committed_seed if seed_file is not None else limits.SEED.field(data, "seed", 0)
     rounds = limits.ROUNDS.field(data, "rounds", 1)
     parallel = limits.Range("parallel", 1, MAX_PARALLEL).field(data, "parallel", min(usable_cores(), MAX_PARALLEL))
@@ -206,30 +205,30 @@ def _tournament(data: dict[str, Any], path: Path) -> TournamentConfig:
     try:
         thinking = Thinking(thinking_name)
     except ValueError:
-        raise fail("thinking", f"must be one of {[t.value for t in Thinking]}, got {thinking_name!r}") from None
-    bench = _bench(table(data, "bench"), fail)
+        raise FieldError("thinking", f"must be one of {[t.value for t in Thinking]}, got {thinking_name!r}") from None
+    bench = _bench(table(data, "bench"))
     try:
         reuse = Reuse(data.get("reuse", Reuse.WARM))
     except ValueError:
-        raise fail("reuse", f"must be \"warm\" or \"never\", got {data.get('reuse')!r}") from None
+        raise FieldError("reuse", f"must be \"warm\" or \"never\", got {data.get('reuse')!r}") from None
     if "max_matches" in data and reuse is Reuse.NEVER:
-        raise fail("max_matches", "applies only with reuse = \"warm\" (\"never\" plays one match per process)")
+        raise FieldError("max_matches", "applies only with reuse = \"warm\" (\"never\" plays one match per process)")
     max_matches = limits.Range("max_matches", 1, 10_000).field(data, "max_matches", MAX_MATCHES)
     time_control = TimeControl.from_table(table(data, "time_control"))
     rating = rating_from_table(table(data, "rating"))
-    stop = _stop(table(data, "stop"), fail)
+    stop = _stop(table(data, "stop"))
     if stop.rule == "separated" and stop.max_rounds < rounds:
-        raise fail("stop.max_rounds", f"must be at least 'rounds' ({rounds}), got {stop.max_rounds}")
+        raise FieldError("stop.max_rounds", f"must be at least 'rounds' ({rounds}), got {stop.max_rounds}")
 
-    entrants, bots, specs = _entrants(data.get("bots"), rules, path, fail)
+    entrants, bots, specs = _entrants(data.get("bots"), rules, path)
     trust = data.get("entrants", "trusted")
     if trust not in ("trusted", "untrusted"):
-        raise fail("entrants", f"must be \"trusted\" or \"untrusted\", got {trust!r}")
+        raise FieldError("entrants", f"must be \"trusted\" or \"untrusted\", got {trust!r}")
     return TournamentConfig(
         name=name.strip(), path=path.resolve(), rules=rules, entrants=entrants, bots=bots, bot_specs=specs,
         seed=seed, rounds=rounds, parallel=parallel, policy=policy, match_games=match_games,
         time_control=time_control, rating=rating, stop=stop,
-        replay_dir=_optional_dir(data, "replay_dir", fail), log_dir=_optional_dir(data, "log_dir", fail),
+        replay_dir=_optional_dir(data, "replay_dir"), log_dir=_optional_dir(data, "log_dir"),
         thinking=thinking, bench=bench, seed_file=seed_file, seed_commitment=seed_commitment,
         untrusted=trust == "untrusted", reuse=reuse, max_matches=max_matches)
 
@@ -247,8 +246,8 @@ def rating_from_table(table: Mapping[str, object]) -> RatingParams:
     finite numbers, sigma and beta positive, tau not negative, a draw probability in [0, 1);
     a bad one is a :class:`~referee.limits.FieldError` naming the key."""
     default = RatingParams()
-    _check_keys(table, "rating", set(RatingParams.__dataclass_fields__), FieldError)
-    values = {key: _number(table, "rating", key, getattr(default, key), FieldError)
+    _check_keys(table, "rating", set(RatingParams.__dataclass_fields__))
+    values = {key: _number(table, "rating", key, getattr(default, key))
               for key in RatingParams.__dataclass_fields__}
     for key in ("sigma", "beta"):
         if values[key] <= 0:
@@ -260,7 +259,7 @@ def rating_from_table(table: Mapping[str, object]) -> RatingParams:
     return RatingParams(**values)
 
 
-def _committed_seed(data: dict[str, Any], path: Path, fail: Any) -> tuple[Path | None, str | None, int]:
+def _committed_seed(data: dict[str, Any], path: Path) -> tuple[Path | None, str | None, int]:
     """``seed_file`` (relative to the tournament file) and ``seed_commitment``, and the master
     seed the file's secret gives. Whether the file opens the commitment is the runner's check,
     made before any game (tournaments/seeds.py)."""
@@ -269,27 +268,27 @@ def _committed_seed(data: dict[str, Any], path: Path, fail: Any) -> tuple[Path |
     if "seed_file" not in data and "seed_commitment" not in data:
         return None, None, 0
     if "seed" in data:
-        raise fail("seed", "give either 'seed' or 'seed_file' with 'seed_commitment', not both")
+        raise FieldError("seed", "give either 'seed' or 'seed_file' with 'seed_commitment', not both")
     if "seed_file" not in data or "seed_commitment" not in data:
         missing = "seed_commitment" if "seed_file" in data else "seed_file"
-        raise fail(missing, "'seed_file' and 'seed_commitment' go together (see `spite seed commit`)")
+        raise FieldError(missing, "'seed_file' and 'seed_commitment' go together (see `spite seed commit`)")
     raw_file, raw_commitment = data["seed_file"], data["seed_commitment"]
     if not isinstance(raw_file, str) or not raw_file:
-        raise fail("seed_file", f"must be a file path (a string), got {raw_file!r}")
+        raise FieldError("seed_file", f"must be a file path (a string), got {raw_file!r}")
     if not isinstance(raw_commitment, str):
-        raise fail("seed_commitment", f"must be a string 'sha256:...', got {raw_commitment!r}")
+        raise FieldError("seed_commitment", f"must be a string 'sha256:...', got {raw_commitment!r}")
     seed_file = Path(raw_file) if Path(raw_file).is_absolute() else path.resolve().parent / raw_file
     try:
         commitment = seeds.check_commitment(raw_commitment)
         return seed_file, commitment, seeds.master_seed(seeds.read_secret(seed_file))
     except seeds.SeedError as error:
-        raise fail("seed_file" if "seed file" in str(error) else "seed_commitment", str(error)) from None
+        raise FieldError("seed_file" if "seed file" in str(error) else "seed_commitment", str(error)) from None
 
 
-def _number(data: Mapping[str, object], table: str, field: str, default: float, fail: Any) -> float:
+def _number(data: Mapping[str, object], table: str, field: str, default: float) -> float:
     value = data.get(field, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise fail(f"{table}.{field}", f"must be a number, got {value!r}")
+        raise FieldError(f"{table}.{field}", f"must be a number, got {value!r}")
     return float(value)
 
 
@@ -300,72 +299,72 @@ def table(data: Mapping[str, object], field: str, known: set[str] | None = None)
     if not isinstance(value, dict):
         raise FieldError(field, "must be a table, e.g. [" + field + "]")
     if known is not None:
-        _check_keys(value, field, known, FieldError)
+        _check_keys(value, field, known)
     return value
 
 
-def _check_keys(table: Mapping[str, object], name: str, known: set[str], fail: Any) -> None:
+def _check_keys(table: Mapping[str, object], name: str, known: set[str]) -> None:
     unknown = sorted(set(table) - known)
     if unknown:
-        raise fail(name, f"unknown key(s) {unknown}; known: {sorted(known)}")
+        raise FieldError(name, f"unknown key(s) {unknown}; known: {sorted(known)}")
 
 
-def _stop(table: dict[str, Any], fail: Any) -> StopRule:
-    _check_keys(table, "stop", {"rule", "confidence", "max_rounds"}, fail)
+def _stop(table: dict[str, Any]) -> StopRule:
+    _check_keys(table, "stop", {"rule", "confidence", "max_rounds"})
     rule = table.get("rule", "games")
     if rule not in STOP_RULES:
-        raise fail("stop.rule", f"must be one of {list(STOP_RULES)}, got {rule!r}")
-    confidence = _number(table, "stop", "confidence", StopRule.confidence, fail)
+        raise FieldError("stop.rule", f"must be one of {list(STOP_RULES)}, got {rule!r}")
+    confidence = _number(table, "stop", "confidence", StopRule.confidence)
     if not 0.5 < confidence < 1:
-        raise fail("stop.confidence", f"must be between 0.5 and 1 (exclusive), got {confidence}")
+        raise FieldError("stop.confidence", f"must be between 0.5 and 1 (exclusive), got {confidence}")
     max_rounds = limits.ROUNDS.field(table, "max_rounds", StopRule.max_rounds, "stop.")
     return StopRule(rule, confidence, max_rounds)
 
 
-def _bench(table: dict[str, Any], fail: Any) -> BenchRule:
-    _check_keys(table, "bench", {"enabled", "min_games", "failure_share"}, fail)
+def _bench(table: dict[str, Any]) -> BenchRule:
+    _check_keys(table, "bench", {"enabled", "min_games", "failure_share"})
     enabled = table.get("enabled", BenchRule.enabled)
     if not isinstance(enabled, bool):
-        raise fail("bench.enabled", f"must be true or false, got {enabled!r}")
+        raise FieldError("bench.enabled", f"must be true or false, got {enabled!r}")
     min_games = limits.Range("min_games", 1, limits.GAMES.high).field(table, "min_games", BenchRule.min_games,
                                                                       "bench.")
-    share = _number(table, "bench", "failure_share", BenchRule.failure_share, fail)
+    share = _number(table, "bench", "failure_share", BenchRule.failure_share)
     if not 0 <= share < 1:
-        raise fail("bench.failure_share", f"must be in [0, 1), got {share}")
+        raise FieldError("bench.failure_share", f"must be in [0, 1), got {share}")
     return BenchRule(enabled, min_games, share)
 
 
-def _optional_dir(data: dict[str, Any], field: str, fail: Any) -> Path | None:
+def _optional_dir(data: dict[str, Any], field: str) -> Path | None:
     value = data.get(field)
     if value is None:
         return None
     if not isinstance(value, str) or not value:
-        raise fail(field, f"must be a directory path (a string), got {value!r}")
+        raise FieldError(field, f"must be a directory path (a string), got {value!r}")
     return Path(value)
 
 
-def _resolve(spec: Any, where: str, base: Path, fail: Any) -> tuple[BotManifest, str]:
+def _resolve(spec: Any, where: str, base: Path) -> tuple[BotManifest, str]:
     if not isinstance(spec, str) or not spec.strip():
-        raise fail(where, f"a bot is a sample bot's name or a path to its bot.toml, got {spec!r}")
+        raise FieldError(where, f"a bot is a sample bot's name or a path to its bot.toml, got {spec!r}")
     if "/" not in spec and (SAMPLE_BOTS / spec / "bot.toml").is_file():
         stored = spec
     else:
         candidate = Path(spec) if Path(spec).is_absolute() else base / spec
         if not candidate.exists():
             known = ", ".join(sorted(p.parent.name for p in SAMPLE_BOTS.glob("*/bot.toml")))
-            raise fail(where, f"{spec!r} is neither a sample bot ({known}) nor a path that exists "
+            raise FieldError(where, f"{spec!r} is neither a sample bot ({known}) nor a path that exists "
                               f"(looked for {candidate})")
         stored = str(candidate.resolve())
     try:
         return resolve_bot(stored), stored
     except ManifestError as error:
-        raise fail(where, str(error)) from None
+        raise FieldError(where, str(error)) from None
 
 
-def _entrants(value: Any, rules: RuleSet, path: Path,
-              fail: Any) -> tuple[tuple[Entrant, ...], dict[str, BotManifest], dict[str, str]]:
+def _entrants(value: Any, rules: RuleSet,
+              path: Path) -> tuple[tuple[Entrant, ...], dict[str, BotManifest], dict[str, str]]:
     if not isinstance(value, list) or not value:
-        raise fail("bots", "must be a non-empty list of bots (sample bot names or bot.toml paths)")
+        raise FieldError("bots", "must be a non-empty list of bots (sample bot names or bot.toml paths)")
     base = path.parent.resolve()
     bots: dict[str, BotManifest] = {}
     specs: dict[str, str] = {}
@@ -373,12 +372,12 @@ def _entrants(value: Any, rules: RuleSet, path: Path,
     entrants: list[Entrant] = []
 
     def add(spec: Any, where: str) -> str:
-        manifest, stored = _resolve(spec, where, base, fail)
+        manifest, stored = _resolve(spec, where, base)
         if manifest.name in bots and specs[manifest.name] != stored:
-            raise fail(where, f"two different bots are named {manifest.name!r} "
+            raise FieldError(where, f"two different bots are named {manifest.name!r} "
                               f"({sources[manifest.name]} and {where}); names must be unique")
         if manifest.name in bots:
-            raise fail(where, f"bot {manifest.name!r} is listed twice (also as {sources[manifest.name]})")
+            raise FieldError(where, f"bot {manifest.name!r} is listed twice (also as {sources[manifest.name]})")
         bots[manifest.name] = manifest
         specs[manifest.name] = stored
         sources[manifest.name] = where
@@ -389,7 +388,7 @@ def _entrants(value: Any, rules: RuleSet, path: Path,
         if rules.partners:
             if isinstance(item, list):
                 if len(item) != 2:
-                    raise fail(where, f"a partners team is a list of two bots, got {len(item)}")
+                    raise FieldError(where, f"a partners team is a list of two bots, got {len(item)}")
                 members = (add(item[0], f"{where}[0]"), add(item[1], f"{where}[1]"))
                 entrants.append(Entrant(f"{members[0]}+{members[1]}", members))
             else:
@@ -397,12 +396,12 @@ def _entrants(value: Any, rules: RuleSet, path: Path,
                 entrants.append(Entrant(name, (name, name)))
         else:
             if isinstance(item, list):
-                raise fail(where, f"teams (lists of bots) need a partners rule set; {rules.name!r} is not one")
+                raise FieldError(where, f"teams (lists of bots) need a partners rule set; {rules.name!r} is not one")
             name = add(item, where)
             entrants.append(Entrant(name, (name,)))
     needed = 2 if rules.partners else rules.players
     if len(entrants) < needed:
         what = "teams" if rules.partners else "bots"
-        raise fail("bots", f"{rules.name!r} needs at least {needed} {what} (no bot plays itself), "
+        raise FieldError("bots", f"{rules.name!r} needs at least {needed} {what} (no bot plays itself), "
                            f"got {len(entrants)}")
     return tuple(entrants), bots, specs
