@@ -55,7 +55,7 @@ from typing import Any
 from referee.limits import FieldError
 from referee.manifest import read_toml
 from referee.match import Policy, TimeControl
-from spite_engine import RuleSet, RulesError, parse_rules
+from spite_engine import RulesError, RuleSet, parse_rules
 from tournaments.config import policy_from_value, rating_from_table, table
 from tournaments.ratings import RatingParams
 

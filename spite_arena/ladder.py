@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee.replay import bot_log_path
+from referee.reports import MatchSummary
 from referee.server import RunningReferee
 from tournaments.backends import Backend, WorkerDied
-from referee.reports import MatchSummary
 from tournaments.jobs import JobResult, MatchJob, Reuse, SeatJob
 
 from .config import Competition
-from .matchmaker import next_pairing, within_share
 from .lobby import Lobby, RemoteBot
+from .matchmaker import next_pairing, within_share
 from .store import ABANDONED, HOUSE, ArenaStore, Game, Version
 
 log = logging.getLogger("spite.arena")

@@ -21,15 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from referee.labels import terminal_safe
 from referee.local import LocalMatch, play_local_match
 from referee.manifest import BotManifest, ManifestError, resolve_bot
 from referee.match import MatchConfig, Policy, TimeControl
 from referee.reports import SeatReport
 from referee.status import SeatStatus
-from spite_engine import Ending, RuleSet, RulesError, parse_rules
+from spite_engine import Ending, RulesError, RuleSet, parse_rules
 
 from . import botlogs
-from referee.labels import terminal_safe
 
 # The presets a client must handle, and which seats the bot takes in each.
 PRESET_SEATS: tuple[tuple[str, tuple[int, ...]], ...] = (

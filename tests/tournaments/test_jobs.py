@@ -8,9 +8,9 @@ import json
 import pytest
 
 from referee.match import Policy, Thinking, TimeControl
+from referee.reports import GameResult, MatchSummary, SeatSummary
 from referee.status import MatchState, SeatStatus
 from spite_engine import Ending, Outcome, parse_rules
-from referee.reports import GameResult, MatchSummary, SeatSummary
 from tournaments.jobs import JobResult, MatchJob, SeatJob
 
 
