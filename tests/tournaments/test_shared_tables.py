@@ -98,3 +98,25 @@ def test_a_time_control_reads_back_from_its_table() -> None:
     assert TimeControl.from_table(json.loads(json.dumps(control.to_dict()))) == control
     assert TimeControl.from_table({}) == TimeControl()
     assert set(control.to_dict()) == set(TimeControl.RANGES) == {"decision_ms", "bank_ms", "connect_ms"}
+
+
+@pytest.mark.parametrize("contents,words", [
+    (None, "no such"), (b"name = \n", "not valid TOML"), (b"\xff\xfe name = 'x'\n", "not valid TOML"),
+    ("directory", "cannot read"),
+])
+def test_the_three_files_are_read_by_one_helper_with_one_line_errors(tmp_path: Path, contents: bytes | str | None,
+                                                                      words: str) -> None:
+    from referee.manifest import ManifestError, load_manifest
+
+    path = tmp_path / "file.toml"
+    if contents == "directory":
+        path.mkdir()
+        (path / "bot.toml").mkdir()  # load_manifest looks inside a directory for its bot.toml
+    elif isinstance(contents, bytes):
+        path.write_bytes(contents)
+    for load, error in ((load_tournament, TournamentFileError), (load_competition, CompetitionError),
+                        (load_manifest, ManifestError)):
+        with pytest.raises(error) as caught:
+            load(path)
+        message = str(caught.value)
+        assert words in message and "\n" not in message and "Traceback" not in message, message
