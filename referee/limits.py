@@ -2,8 +2,9 @@
 
 One table, used by :class:`referee.match.MatchConfig` and :class:`referee.match.TimeControl`
 (whose constructors refuse anything outside it), by ``CreateMatch`` (which answers
-``INVALID_ARGUMENT`` with the sentence) and by the CLI and the tournament runner, which
-can check their options against the same constants before anything runs.
+``INVALID_ARGUMENT`` with the sentence), by the CLI, and by the tournament and competition
+files, whose fields are read with :meth:`Range.field` (a :class:`FieldError` names the
+field): the same value is refused the same way wherever it is given.
 docs/protocol.md ("Limits") lists the same ranges.
 """
 
