@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml engine/pyproject.toml wire/pyproject.toml sdk/python/py
 	touch $(STAMP)
 
 demo: setup
-	$(VENV)/bin/spite tournament tournaments/demo.toml
+	$(VENV)/bin/spite tournament leagues/demo.toml
 
 # The suite on several workers (pytest-xdist): one per core, at most 4; TEST_WORKERS=0 runs it
 # in this process. --dist loadfile (pyproject.toml) keeps each file on one worker (tests/conftest.py).

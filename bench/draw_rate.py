@@ -3,7 +3,7 @@
 
     .venv/bin/python bench/draw_rate.py [--deals 300] [--rules standard]
 
-Plays every ordered pairing of greedy, random and naive in process (``tournaments/inprocess.py``:
+Plays every ordered pairing of greedy, random and naive in process (``tests/inprocess.py``:
 the sample bots' own policies and seeding, no processes), ``--deals`` deals each, and prints
 the draw rate per pairing, over the league (bots against others) and in self-play.
 """
@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import sys
 import time
+from pathlib import Path
 
-from tournaments.inprocess import play_match
-from referee.match import MatchConfig
-from spite_engine import parse_rules
-from spite_engine.rng import derive
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: tests/inprocess.py
+
+from referee.match import MatchConfig  # noqa: E402
+from spite_engine import parse_rules  # noqa: E402
+from spite_engine.rng import derive  # noqa: E402
+from tests.inprocess import play_match  # noqa: E402
 
 BOTS = ("greedy", "random", "naive")
 

@@ -39,7 +39,7 @@ from referee.local import play_local_match  # noqa: E402
 from referee.manifest import BotManifest, load_manifest  # noqa: E402
 from referee.match import MatchConfig, Policy, TimeControl  # noqa: E402
 from spite_engine import parse_rules  # noqa: E402
-from tournaments.inprocess import play_match  # noqa: E402
+from tests.inprocess import play_match  # noqa: E402
 
 TIME = TimeControl(decision_ms=5000, bank_ms=30_000, connect_ms=30_000)
 

@@ -7,7 +7,7 @@ A fixed league (greedy, random and naive; standard rules; master seed 7; ``--rou
 of duplicate deals: 6 matches of one game per round) is run by the real tournament runner
 into a fresh results store, once per ``--parallel`` value: worker processes, bot processes,
 handshakes, store writes and ratings all included. Then the same schedule (same
-seeds, same bot seeds) is played in process by ``tournaments/inprocess.py``: the rules engine
+seeds, same bot seeds) is played in process by ``tests/inprocess.py``: the rules engine
 and the bots' policies with no processes and no wire, the ceiling for these bots. The
 in-process outcomes are checked against the runner's, game by game. ``--reuse`` runs the league
 with warm bot processes (the default) and with one process per match (``never``), each
@@ -36,7 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tournaments.inprocess import play_match  # noqa: E402
+from tests.inprocess import play_match  # noqa: E402
 from referee.match import MatchConfig  # noqa: E402
 from tournaments.config import load_tournament  # noqa: E402
 from tournaments.runner import RunOptions, run_tournament  # noqa: E402
@@ -160,7 +160,7 @@ def main() -> None:
               f"{run['games']} games in {run['seconds']:.1f} s "
               f"= {run['games_per_s']:.2f} games/s; {run['cpu_s']:.1f} CPU s = {run['games'] / run['cpu_s']:.1f} games "
               f"per CPU s")
-    print(f"  in process (tournaments/inprocess.py, same seeds): {limit['games']} games in {limit['seconds']:.2f} s "
+    print(f"  in process (tests/inprocess.py, same seeds): {limit['games']} games in {limit['seconds']:.2f} s "
           f"= {limit['games_per_s']:.1f} games/s; {limit['games'] / max(limit['cpu_s'], 0.01):.1f} games per CPU s")
     print(f"  outcomes agree game by game: {'yes' if agree else 'NO'}")
     if not agree:

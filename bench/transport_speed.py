@@ -104,7 +104,7 @@ if __name__ == "__main__" and sys.argv[1:2] == ["--as-bot"]:  # a bot process, i
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tournaments.inprocess import play_match  # noqa: E402
+from tests.inprocess import play_match  # noqa: E402
 from referee.local import play_local_match  # noqa: E402
 from referee.match import MatchConfig, Policy, TimeControl  # noqa: E402
 from spite_engine import parse_rules  # noqa: E402

@@ -13,7 +13,7 @@ import os
 import time
 import weakref
 from dataclasses import dataclass
-from typing import Iterable, Protocol
+from typing import ClassVar, Iterable, Mapping, Protocol
 
 from spite.v1 import referee_pb2 as rpb
 
@@ -50,7 +50,9 @@ def given_slack_ms(window_s: float) -> float:
 
 @dataclass(frozen=True)
 class TimeControl:
-    """Thinking-time limits, in milliseconds (defaults suit Python bots on a laptop)."""
+    """Thinking-time limits, in milliseconds (defaults suit Python bots on a laptop): the one
+    time control from a file's ``[time_control]`` table to a decision's deadline
+    (docs/architecture.md, "The time control, from file to deadline")."""
 
     decision_ms: int = 1000
     """Per decision; overruns are paid from the bank."""
@@ -59,10 +61,36 @@ class TimeControl:
     connect_ms: int = 10_000
     """To connect, and for each seat's first decision of the match."""
 
+    RANGES: ClassVar[dict[str, limits.Range]] = {
+        "decision_ms": limits.DECISION_MS, "bank_ms": limits.BANK_MS, "connect_ms": limits.CONNECT_MS}
+    """Each field's range (:mod:`referee.limits`): the constructor, :meth:`from_table` and
+    the wire (:meth:`from_pb`) refuse the same values."""
+
     def __post_init__(self) -> None:
-        limits.DECISION_MS.check(self.decision_ms)
-        limits.BANK_MS.check(self.bank_ms)
-        limits.CONNECT_MS.check(self.connect_ms)
+        for key, allowed in self.RANGES.items():
+            allowed.check(getattr(self, key))
+
+    @classmethod
+    def from_table(cls, table: Mapping[str, object], where: str = "time_control.") -> "TimeControl":
+        """The time control a ``[time_control]`` table states (a tournament's, a competition's,
+        a job's JSON): only the three keys, each in its range, the others' defaults. A bad
+        table is a :class:`~referee.limits.FieldError` naming ``where`` + the key."""
+        unknown = sorted(set(table) - set(cls.RANGES))
+        if unknown:
+            raise limits.FieldError(where.rstrip("."), f"unknown key(s) {unknown}; known: {sorted(cls.RANGES)}")
+        default = cls()
+        return cls(**{key: allowed.field(table, key, getattr(default, key), where)
+                      for key, allowed in cls.RANGES.items()})
+
+    def deadline_ms(self, *, first: bool) -> int:
+        """A decision's window before its seat's bank is drawn on (the wire's
+        ``DecisionRequest.deadline_ms``): ``decision_ms``, or for a seat's ``first`` decision of
+        the match ``connect_ms`` if that is longer (a bot may still be warming up)."""
+        return max(self.decision_ms, self.connect_ms) if first else self.decision_ms
+
+    def to_dict(self) -> dict[str, int]:
+        """The ``[time_control]`` table (and a job's JSON) this reads back from (:meth:`from_table`)."""
+        return {key: getattr(self, key) for key in self.RANGES}
 
     def to_pb(self) -> rpb.TimeControl:
         return rpb.TimeControl(decision_ms=self.decision_ms, bank_ms=self.bank_ms, connect_ms=self.connect_ms)

@@ -2,19 +2,31 @@
 
 One table, used by :class:`referee.match.MatchConfig` and :class:`referee.match.TimeControl`
 (whose constructors refuse anything outside it), by ``CreateMatch`` (which answers
-``INVALID_ARGUMENT`` with the sentence) and by the CLI and the tournament runner, which
-can check their options against the same constants before anything runs.
+``INVALID_ARGUMENT`` with the sentence), by the CLI, and by the tournament and competition
+files, whose fields are read with :meth:`Range.field` (a :class:`FieldError` names the
+field): the same value is refused the same way wherever it is given.
 docs/protocol.md ("Limits") lists the same ranges.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Mapping
 
 
 class LimitError(ValueError):
     """A count or size outside its documented range; the message is one sentence."""
+
+
+class FieldError(LimitError):
+    """A field of a file's table (a tournament's, a competition's, a job's) that is out of
+    its range: ``field`` is its dotted name (``time_control.bank_ms``), ``problem`` what is
+    wrong with it. A loader adds the file's name in front of the sentence."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"field '{field}': {problem}")
+        self.field = field
+        self.problem = problem
 
 
 @dataclass(frozen=True)
@@ -31,6 +43,15 @@ class Range:
             raise LimitError(f"{self.name} must be a whole number in {self.low}..{self.high}, got {value!r}")
         if not self.low <= value <= self.high:
             raise LimitError(f"{self.name} must be {self.low}..{self.high}, got {value}")
+        return value
+
+    def field(self, table: Mapping[str, object], key: str, default: int, where: str = "") -> int:
+        """``table[key]`` (``default`` if absent) if it is in range; else :class:`FieldError`
+        naming ``where`` + ``key``."""
+        value = table.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not self.low <= value <= self.high:
+            bounds = f"{self.low}..{self.high}" if self.low == 0 else f"at least {self.low} and at most {self.high}"
+            raise FieldError(where + key, f"must be an integer, {bounds}; got {value!r}")
         return value
 
     def __str__(self) -> str:

@@ -37,7 +37,7 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from referee.labels import LabelError, check_label
 from referee.sandbox import Limits, limits_from_table
@@ -115,18 +115,25 @@ def _ignored(path: Path, root: Path) -> bool:
                for p in parts)
 
 
+def read_toml(path: Path, what: str, error: Callable[[str], Exception]) -> dict[str, object]:
+    """The TOML document at ``path`` (a bot manifest, a tournament or a competition file, the
+    ``what``), or ``error`` raised with one line: no such file, unreadable, not valid TOML."""
+    try:
+        return tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as problem:
+        raise error(f"{path}: not valid TOML: {problem}") from None
+    except OSError as problem:
+        raise error(f"{path}: cannot read the {what}: {problem.strerror or problem}") from None
+
+
 def load_manifest(path: Path | str) -> BotManifest:
     """Read and check a bot.toml (or a directory holding one)."""
     path = Path(path)
     if path.is_dir():
         path = path / "bot.toml"
-    try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise ManifestError(f"{path}: no such manifest") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ManifestError(f"{path}: not valid TOML: {error}") from None
-    return manifest_from_dict(data, path)
+    return manifest_from_dict(read_toml(path, "manifest", ManifestError), path)
 
 
 def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:

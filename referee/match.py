@@ -301,8 +301,7 @@ class Match(SeatRoster):
         self._decision_id += 1
         decision_id = self._decision_id
         view = observe(state, seat.index)
-        tc = self.config.time_control
-        base_ms = tc.decision_ms if seat.decided_before else max(tc.decision_ms, tc.connect_ms)
+        deadline_ms = self.config.time_control.deadline_ms(first=not seat.decided_before)
         seat.decided_before = True
         if seat.paused:
             seat.resume()
@@ -311,11 +310,11 @@ class Match(SeatRoster):
         if not seat.compact:  # "what happened since the last message" comes before the decision
             await self._send_events(state, seat, cursors)
         cursors[seat.index] = len(state.log)  # the observation's events reach the seat
-        await seat.send(decision_message(decision_id, self.game_number, view, base_ms, bank[seat.index],
+        await seat.send(decision_message(decision_id, self.game_number, view, deadline_ms, bank[seat.index],
                                          packed_moves=seat.compact))
         started = time.monotonic()
         cpu_started = seat.process.cpu_seconds() if seat.process is not None else 0.0
-        deadline = started + (base_ms + bank[seat.index]) / 1000
+        deadline = started + (deadline_ms + bank[seat.index]) / 1000
         probe = self.config.probe_timeout
         if probe is not None and probe == (seat.index, seat.report.decisions + 1):
             deadline = started
@@ -372,12 +371,12 @@ class Match(SeatRoster):
                 action = item.action
         ended = time.monotonic()
         elapsed_ms = (ended - started) * 1000
-        not_given_ms = given.not_given_s(ended) * 1000 if given is not None and elapsed_ms > base_ms else 0.0
+        not_given_ms = given.not_given_s(ended) * 1000 if given is not None and elapsed_ms > deadline_ms else 0.0
         if seat.process is not None:
             seat.report.decision_cpu_us.append(int(max(0.0, seat.process.cpu_seconds() - cpu_started) * 1e6))
             if self.config.thinking is Thinking.FROZEN and seat.gone is None:
                 seat.pause()
-        bank[seat.index] = max(0, int(bank[seat.index] - max(0.0, elapsed_ms - base_ms - not_given_ms)))
+        bank[seat.index] = max(0, int(bank[seat.index] - max(0.0, elapsed_ms - deadline_ms - not_given_ms)))
         seat.report.decisions += 1
         seat.report.decision_us.append(int(elapsed_ms * 1000))
         if seat.gone is not None:
@@ -397,7 +396,7 @@ class Match(SeatRoster):
                                  f"it was still owed {owed_ms:.0f} ms of its {allowed_ms:.0f} ms after "
                                  f"{elapsed_ms:.0f} ms (kept off the CPU by other work, or the referee "
                                  f"ran late): its timeout cannot be blamed on the bot")
-            fault = (Fault.TIMEOUT, f"no answer to decision {decision_id} within {base_ms} ms "
+            fault = (Fault.TIMEOUT, f"no answer to decision {decision_id} within {deadline_ms} ms "
                                     f"plus the time bank")
         if fault is None and action is not None:
             fault = await self._apply_action(state, seat, decision_id, action, view.legal_moves,

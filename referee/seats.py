@@ -255,6 +255,7 @@ class SeatRoster:
         else:
             seat.gone = closed
             seat.report.status = SeatStatus.ERROR
+            seat.report.connect_fault = Ending.CRASH
             seat.connected.set()
 
     async def _wait_for_seats(self) -> None:
@@ -298,6 +299,7 @@ class SeatRoster:
                        else f"seat {seat.index} did not connect within {connect:g} s")
                 seat.gone = Closed(Ending.NO_SHOW, why)
                 seat.report.status = SeatStatus.TIMEOUT
+                seat.report.connect_fault = Ending.NO_SHOW
                 seat.report.faults.append(seat.gone.detail)
 
     @staticmethod

@@ -57,14 +57,16 @@ Every problem is a :class:`CompetitionError` naming the file and the field.
 from __future__ import annotations
 
 import datetime as dt
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from referee.build import BuildCaps
+from referee.limits import FieldError
+from referee.manifest import read_toml
 from referee.match import Policy, TimeControl
-from spite_engine import RulesError, parse_rules
+from spite_engine import RulesError, RuleSet, parse_rules
+from tournaments.config import policy_from_value, rating_from_table, table
 from tournaments.ratings import RatingParams
 
 
@@ -104,7 +106,8 @@ class Finals:
 class Competition:
     name: str
     file: Path
-    rules: str = "standard"
+    rules: RuleSet = field(default_factory=lambda: parse_rules("standard"))
+    """Parsed once, when the file is loaded; its canonical ``name`` travels in jobs."""
     house_bots: tuple[str, ...] = ()
     """Specs as the file wrote them, resolved against the file's directory for paths."""
     parallel: int = 2
@@ -134,24 +137,19 @@ def _int(file: Path, where: str, value: Any, low: int, high: int) -> int:
     return value
 
 
-def _table(file: Path, data: dict[str, Any], key: str, known: set[str]) -> dict[str, Any]:
-    table = data.get(key, {})
-    if not isinstance(table, dict):
-        raise CompetitionError(f"{file}: [{key}] must be a table")
-    unknown = sorted(set(table) - known)
-    if unknown:
-        raise CompetitionError(f"{file}: [{key}] has unknown field(s) {unknown}; known: {sorted(known)}")
-    return table
-
-
 def load_competition(path: Path | str) -> Competition:
+    """Read and check a competition file. ``[time_control]``, ``[rating]`` and ``policy``
+    are read by the same schema as a tournament file's (:mod:`tournaments.config`), with
+    the referee's ranges (:mod:`referee.limits`)."""
     file = Path(path)
+    data = read_toml(file, "competition file", CompetitionError)
     try:
-        data = tomllib.loads(file.read_text())
-    except FileNotFoundError:
-        raise CompetitionError(f"{file}: no such competition file") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise CompetitionError(f"{file}: not valid TOML: {error}") from None
+        return _competition(data, file)
+    except FieldError as error:
+        raise CompetitionError(f"{file}: {error}") from None
+
+
+def _competition(data: dict[str, Any], file: Path) -> Competition:
     unknown = sorted(set(data) - _KNOWN)
     if unknown:
         raise CompetitionError(f"{file}: unknown field(s) {unknown}; known: {sorted(_KNOWN)}")
@@ -171,21 +169,12 @@ def load_competition(path: Path | str) -> Competition:
         raise CompetitionError(f"{file}: field 'house_bots' must be a list of at most 64 bot names or paths")
     resolved = tuple(b if "/" not in b and not b.endswith(".toml") else str((file.parent / b).resolve())
                      for b in house)
-    policy = data.get("policy", Policy.SUBSTITUTE.value)
-    if policy not in {p.value for p in Policy}:
-        raise CompetitionError(f"{file}: field 'policy' must be one of {[p.value for p in Policy]}")
-    tc = _table(file, data, "time_control", {"decision_ms", "bank_ms", "connect_ms"})
-    time_control = TimeControl(**{k: _int(file, f"time_control.{k}", v, 1, 600_000) for k, v in tc.items()})
-    rating_table = _table(file, data, "rating", set(RatingParams.__dataclass_fields__))
-    for key, value in rating_table.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1000:
-            raise CompetitionError(f"{file}: field 'rating.{key}' must be a number in 0..1000")
-    rating = RatingParams.from_dict(rating_table)
-    if not 0 < rating.draw_probability < 1 or rating.sigma <= 0 or rating.beta <= 0:
-        raise CompetitionError(f"{file}: [rating]: draw_probability must be in (0, 1), sigma and beta positive")
-    limit_table = _table(file, data, "limits", set(Limits.RANGES))
+    policy = policy_from_value(data.get("policy", Policy.SUBSTITUTE.value))
+    time_control = TimeControl.from_table(table(data, "time_control"))
+    rating = rating_from_table(table(data, "rating"))
+    limit_table = table(data, "limits", set(Limits.RANGES))
     limits = Limits(**{k: _int(file, f"limits.{k}", v, *Limits.RANGES[k]) for k, v in limit_table.items()})
-    finals_table = _table(file, data, "finals", {"top", "rounds", "confidence", "start"})
+    finals_table = table(data, "finals", {"top", "rounds", "confidence", "start"})
     start = finals_table.get("start")
     if start is not None and (not isinstance(start, dt.datetime) or start.tzinfo is None):
         raise CompetitionError(f"{file}: field 'finals.start' must be a TOML date-time with its offset, "
@@ -197,14 +186,14 @@ def load_competition(path: Path | str) -> Competition:
                     _int(file, "finals.rounds", finals_table.get("rounds", 10), 1, 1000), float(confidence),
                     start)
     try:
-        build = BuildCaps.from_table(_table(file, data, "build", set(BuildCaps.__dataclass_fields__)))
+        build = BuildCaps.from_table(table(data, "build", set(BuildCaps.__dataclass_fields__)))
     except ValueError as error:
         raise CompetitionError(f"{file}: {error}") from None
-    registration = _table(file, data, "registration", {"invite_code"})
+    registration = table(data, "registration", {"invite_code"})
     invite = registration.get("invite_code")
     if invite is not None and (not isinstance(invite, str) or not 12 <= len(invite) <= 200):
         raise CompetitionError(f"{file}: field 'registration.invite_code' must be a string of 12-200 characters")
-    tls_table = _table(file, data, "tls", {"cert", "key"})
+    tls_table = table(data, "tls", {"cert", "key"})
     tls = None
     if tls_table:
         if not all(isinstance(tls_table.get(k), str) for k in ("cert", "key")):
@@ -214,8 +203,8 @@ def load_competition(path: Path | str) -> Competition:
     if not isinstance(duplicate, bool):
         raise CompetitionError(f"{file}: field 'duplicate' must be true or false")
     return Competition(
-        name=name.strip(), duplicate=duplicate, file=file.resolve(), rules=str(rules),
+        name=name.strip(), duplicate=duplicate, file=file.resolve(), rules=spec,
         house_bots=resolved, parallel=_int(file, "parallel", data.get("parallel", 2), 1, 256),
         placement_games=_int(file, "placement_games", data.get("placement_games", 6), 0, 1000),
-        policy=Policy(policy), time_control=time_control, rating=rating, limits=limits, finals=finals,
+        policy=policy, time_control=time_control, rating=rating, limits=limits, finals=finals,
         build=build, invite_code=invite, tls=tls)

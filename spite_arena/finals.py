@@ -16,7 +16,6 @@ into ``DATA/finals.db``; ``spite web --db DATA/finals.db`` shows it.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 import re
 import shutil
@@ -177,26 +176,16 @@ def prepare_finals(store: ArenaStore, competition: Competition, data: Path) -> F
         secret = seeds.new_secret()
         seeds.write_secret(directory / "seed.secret", secret)
     commitment = seeds.commitment(secret)
-    finals, tc, rating = competition.finals, competition.time_control, competition.rating
+    finals = competition.finals
     file = directory / "finals.toml"
-    file.write_text("\n".join([
-        f"# The finals of {competition.name}, written by `spite arena finals` at {stamp}.",
-        f"name = {json.dumps(competition.name + ' finals')}",
-        f"rules = {json.dumps(competition.rules)}",
-        f"bots = {json.dumps(entries)}",
-        'seed_file = "seed.secret"',
-        f"seed_commitment = {json.dumps(commitment)}",
-        f"rounds = 1",
-        f"parallel = {competition.parallel}",
-        f"policy = {json.dumps(competition.policy.value)}",
-        'entrants = "untrusted"',  # the finals never run entrants' bots unisolated
-        f"replay_dir = {json.dumps(str(directory / 'replays'))}",
-        f"log_dir = {json.dumps(str(directory / 'logs'))}",
-        "", "[time_control]",
-        f"decision_ms = {tc.decision_ms}", f"bank_ms = {tc.bank_ms}", f"connect_ms = {tc.connect_ms}",
-        "", "[rating]",
-        f"mu = {rating.mu}", f"sigma = {rating.sigma}", f"beta = {rating.beta}",
-        "tau = 0.0", f"draw_probability = {rating.draw_probability}",
-        "", "[stop]", 'rule = "separated"', f"confidence = {finals.confidence}", f"max_rounds = {finals.rounds}",
-        ""]))
+    file.write_text(toml_document({
+        "name": competition.name + " finals", "rules": competition.rules.name, "bots": entries,
+        "seed_file": "seed.secret", "seed_commitment": commitment, "rounds": 1, "parallel": competition.parallel,
+        "policy": competition.policy.value,
+        "entrants": "untrusted",  # the finals never run entrants' bots unisolated
+        "replay_dir": str(directory / "replays"), "log_dir": str(directory / "logs"),
+        "time_control": competition.time_control.to_dict(),
+        "rating": {**competition.rating.to_dict(), "tau": 0.0},
+        "stop": {"rule": "separated", "confidence": finals.confidence, "max_rounds": finals.rounds},
+    }, f"The finals of {competition.name}, written by `spite arena finals` at {stamp}."))
     return FinalsPlan(file, data / "finals.db", commitment, finalists, left_out, precommitted)

@@ -20,15 +20,14 @@ from pathlib import Path
 
 from referee.feed import SUFFIX, feed_path
 from referee.replay import bot_log_path
-from referee.server import RunningReferee
-from referee.status import MatchState
-from tournaments.backends import Backend, WorkerDied
 from referee.reports import MatchSummary
-from tournaments.jobs import JobResult, MatchJob, SeatJob
+from referee.server import RunningReferee
+from tournaments.backends import Backend, WorkerDied
+from tournaments.jobs import JobResult, MatchJob, Reuse, SeatJob
 
 from .config import Competition
-from .matchmaker import next_pairing, within_share
 from .lobby import Lobby, RemoteBot
+from .matchmaker import next_pairing, within_share
 from .store import ABANDONED, HOUSE, ArenaStore, Game, Version
 
 log = logging.getLogger("spite.arena")
@@ -91,7 +90,7 @@ class Ladder:
                         time_control=self.competition.time_control, games=1, seed=game.seed,
                         bot_seed=game.bot_seed, policy=self.competition.policy,
                         replay_dir=str(self.data / "replays"), log_dir=str(self.data / "logs" / str(game.id)),
-                        hide=hide, hide_names=True, reuse="warm", live_dir=str(self.data / LIVE))
+                        hide=hide, hide_names=True, reuse=Reuse.WARM, live_dir=str(self.data / LIVE))
 
     def _remote(self, versions: dict[int, Version], vid: int) -> bool:
         version = versions.get(vid)
@@ -217,7 +216,6 @@ class Ladder:
         from referee.local import play_local_match
         from referee.manifest import ManifestError, resolve_bot
         from referee.match import Match, MatchConfig
-        from spite_engine import parse_rules
 
         if self.lobby is None or self.referee is None:
             return JobResult(game.id, worker, False, error="no lobby for remote bots", platform_fault=True)
@@ -226,7 +224,7 @@ class Ladder:
         try:
             local = [resolve_bot(v.spec) for v in versions if v is not None and v.kind != "remote"]
             names = [m.name for m in local] + [v.bot if v else "?" for v in versions[len(local):]]
-            config = MatchConfig(parse_rules(self.competition.rules), names, self.competition.time_control, 1,
+            config = MatchConfig(self.competition.rules, names, self.competition.time_control, 1,
                                  game.seed, self.competition.policy, self.data / "replays", hide_names=True,
                                  live_feed=feed_path(self.data / LIVE, game.id))
         except (ManifestError, ValueError) as error:
@@ -257,13 +255,8 @@ class Ladder:
         finally:
             for bot in reserved.values():
                 bot.in_flight -= 1
-        summary = played.match.report()
-        if summary.state is MatchState.VOID:
-            return JobResult(game.id, worker, False, summary, f"void: {summary.void_reason}", platform_fault=True)
-        if summary.state is not MatchState.FINISHED or not summary.games:
-            return JobResult(game.id, worker, False, summary, f"the referee ended the match {summary.state.value}")
-        return JobResult(game.id, worker, True, summary,
-                         elapsed_s=round(asyncio.get_running_loop().time() - started, 4))
+        return JobResult.from_summary(game.id, worker, played.match.report(),
+                                      elapsed_s=round(asyncio.get_running_loop().time() - started, 4))
 
     def record(self, game: Game, result: JobResult, health: SlotHealth) -> None:
         feed_path(self.data / LIVE, game.id).unlink(missing_ok=True)  # left by a worker that died mid-game

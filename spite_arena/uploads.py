@@ -262,7 +262,6 @@ async def run_checks(manifest_path: Path, competition: Competition, version_id: 
     did not judge the bot (the machine was too slow, or the checks could not run)."""
     from referee.launcher import die_with_parent
 
-    tc = competition.time_control
     process = None
     try:
         manifest = load_manifest(manifest_path)
@@ -271,8 +270,8 @@ async def run_checks(manifest_path: Path, competition: Competition, version_id: 
             shutil.rmtree(manifest_path.parent, ignore_errors=True)  # what a failed build wrote, up to its disk cap
             return built
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "spite_arena.uploads", str(manifest_path), "--rules", competition.rules,
-            "--decision-ms", str(tc.decision_ms), "--bank-ms", str(tc.bank_ms), "--connect-ms", str(tc.connect_ms),
+            sys.executable, "-m", "spite_arena.uploads", str(manifest_path), "--rules", competition.rules.name,
+            "--time-control", json.dumps(competition.time_control.to_dict()),
             "--log-dir", str(log_dir), "--version-id", str(version_id), *(["--built"] if built else []),
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, preexec_fn=die_with_parent)
         out, _ = await asyncio.wait_for(process.communicate(), CHECK_TIMEOUT_S)
@@ -291,14 +290,13 @@ async def run_checks(manifest_path: Path, competition: Competition, version_id: 
 
 def main(argv: list[str] | None = None) -> int:
     from referee.match import TimeControl
+    from spite_engine import parse_rules
     from tournaments.checkbot import check_bot
 
     parser = argparse.ArgumentParser(prog="python -m spite_arena.uploads")
     parser.add_argument("manifest")
     parser.add_argument("--rules", default="standard")
-    parser.add_argument("--decision-ms", type=int, default=TimeControl.decision_ms)
-    parser.add_argument("--bank-ms", type=int, default=TimeControl.bank_ms)
-    parser.add_argument("--connect-ms", type=int, default=TimeControl.connect_ms)
+    parser.add_argument("--time-control", type=json.loads, default={}, help="the competition's, as JSON")
     parser.add_argument("--log-dir", type=Path, required=True)
     parser.add_argument("--version-id", type=int, required=True)
     parser.add_argument("--built", action="store_true", help="the build ran already, in the sandbox (build_upload)")
@@ -308,10 +306,9 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout = sys.stderr
     try:
         manifest = load_manifest(args.manifest)
-        checks = check_bot(replace(manifest, build="") if args.built else manifest, games=1, rules=args.rules,
-                           variants=False,
-                           time_control=TimeControl(decision_ms=args.decision_ms, bank_ms=args.bank_ms,
-                                                    connect_ms=args.connect_ms),
+        checks = check_bot(replace(manifest, build="") if args.built else manifest, games=1,
+                           rules=parse_rules(args.rules), variants=False,
+                           time_control=TimeControl.from_table(args.time_control),
                            log_dir=args.log_dir, log_name=lambda _: check_log_name(args.version_id))
         checks = [c for c in checks if not (args.built and c.name == "build")]  # the server's build line stands
         failed = [c for c in checks if c.failed]

@@ -22,7 +22,7 @@ from .common import BOT_FAILED, OK, PLATFORM, USAGE, err_console, fail, print_js
 
 def cmd_check_bot(args: argparse.Namespace) -> int:
     try:
-        parse_rules(args.rules)
+        rules = parse_rules(args.rules)
     except RulesError as error:
         return fail("check-bot", f"--rules: {error}")
     try:
@@ -47,7 +47,7 @@ def cmd_check_bot(args: argparse.Namespace) -> int:
         progress.print(header, markup=False, highlight=False)
     else:
         print(header, flush=True)
-    checks = check_bot(manifest, games=args.games, log_dir=log_dir, rules=args.rules,
+    checks = check_bot(manifest, games=args.games, log_dir=log_dir, rules=rules,
                        time_control=TimeControl(decision_ms=args.decision_ms))
     failed = [c for c in checks if c.failed]
     skipped = [c for c in checks if c.skipped]

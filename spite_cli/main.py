@@ -28,7 +28,7 @@ FIRST_LINES = """Spite Arena: bots in any language play Spite and Malice through
 Start here:
   spite play greedy random            watch two sample bots play one game
   spite check-bot path/to/bot.toml    check that your bot is ready for a tournament
-  spite tournament tournaments/demo.toml && spite leaderboard
+  spite tournament leagues/demo.toml && spite leaderboard
                                       run a league of the sample bots, then read its table
 """
 

@@ -101,7 +101,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     tour = sub.add_parser("tournament", help="run (or resume) a tournament file; results go to the store")
-    tour.add_argument("file", type=existing_file, help="a tournament file, e.g. tournaments/demo.toml")
+    tour.add_argument("file", type=existing_file, help="a tournament file, e.g. leagues/demo.toml")
     tour.add_argument("--parallel", type=ranged_int(1, MAX_PARALLEL, "--parallel"), help="matches at once (default: the file's, else the usable cores)")
     tour.add_argument("--resume", action="store_true",
                       help="go on with the latest tournament of this name in the store: play exactly the missing "

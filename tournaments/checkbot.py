@@ -13,20 +13,23 @@ lines of its log; the checks that need a finished match are then skipped.
 from __future__ import annotations
 
 import asyncio
+import enum
 import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable
 
+from referee.labels import terminal_safe
 from referee.local import LocalMatch, play_local_match
 from referee.manifest import BotManifest, ManifestError, resolve_bot
 from referee.match import MatchConfig, Policy, TimeControl
-from spite_engine import RulesError, parse_rules
+from referee.reports import SeatReport
+from referee.status import SeatStatus
+from spite_engine import Ending, RulesError, RuleSet, parse_rules
 
 from . import botlogs
-from referee.labels import terminal_safe
 
 # The presets a client must handle, and which seats the bot takes in each.
 PRESET_SEATS: tuple[tuple[str, tuple[int, ...]], ...] = (
@@ -34,7 +37,13 @@ PRESET_SEATS: tuple[tuple[str, tuple[int, ...]], ...] = (
 PROBE_DECISION = 3
 """The bot's decision that the referee closes at once, to see it survive the rejection."""
 
-Status = Literal["PASS", "FAIL", "SKIP"]
+class Status(enum.StrEnum):
+    """A check's verdict, as the report prints it."""
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    SKIP = "SKIP"
+    """The check could not run: an earlier failure left nothing to judge."""
 
 
 @dataclass
@@ -54,7 +63,7 @@ class Check:
 
     @property
     def status(self) -> Status:
-        return "SKIP" if self.skipped else "PASS" if self.passed else "FAIL"
+        return Status.SKIP if self.skipped else Status.PASS if self.passed else Status.FAIL
 
     @property
     def failed(self) -> bool:
@@ -80,17 +89,16 @@ def skipped(name: str, why: str) -> Check:
 
 @dataclass
 class Run:
-    rules: str
+    rules: RuleSet
     seats: tuple[int, ...]
     result: LocalMatch
-    reports: list[Any] = field(default_factory=list)
+    reports: list[SeatReport] = field(default_factory=list)
 
 
-def _play(bot: BotManifest, reference: BotManifest, rules: str, seats: tuple[int, ...], games: int, seed: int,
+def _play(bot: BotManifest, reference: BotManifest, rules: RuleSet, seats: tuple[int, ...], games: int, seed: int,
           time_control: TimeControl, probe: bool, log_dir: Path | None) -> Run:
-    spec = parse_rules(rules)
-    lineup = [bot if s in seats else reference for s in range(spec.players)]
-    config = MatchConfig(spec, [b.name for b in lineup], time_control, games, seed, Policy.SUBSTITUTE,
+    lineup = [bot if s in seats else reference for s in range(rules.players)]
+    config = MatchConfig(rules, [b.name for b in lineup], time_control, games, seed, Policy.SUBSTITUTE,
                          probe_timeout=(seats[0], PROBE_DECISION) if probe else None)
     result = asyncio.run(play_local_match(lineup, config, log_dir=log_dir))
     run = Run(rules, seats, result)
@@ -98,22 +106,18 @@ def _play(bot: BotManifest, reference: BotManifest, rules: str, seats: tuple[int
     return run
 
 
-def preset_specs(rules: str) -> list[tuple[str, tuple[int, ...]]]:
+def preset_specs(rules: RuleSet) -> list[tuple[RuleSet, tuple[int, ...]]]:
     """The variants to try after the main match under ``rules``: each preset of
     :data:`PRESET_SEATS` joined to ``rules`` where that makes a playable game different from it."""
-    if rules.strip().lower() == "standard":
-        return list(PRESET_SEATS)
-    main = parse_rules(rules)
-    found: list[tuple[str, tuple[int, ...]]] = []
+    found: list[tuple[RuleSet, tuple[int, ...]]] = []
     for preset, seats in PRESET_SEATS:
-        spec = f"{rules}+{preset}"
         try:
-            parsed = parse_rules(spec)
+            parsed = parse_rules(f"{rules.name}+{preset}")
         except RulesError:
             continue
-        if parsed == main or max(seats) >= parsed.players or spec in (s for s, _ in found):
+        if parsed == rules or max(seats) >= parsed.players or parsed in (r for r, _ in found):
             continue
-        found.append((spec, seats))
+        found.append((parsed, seats))
     return found
 
 
@@ -121,7 +125,7 @@ def _crash(runs: list[Run]) -> tuple[Run, int, list[str], Path | None] | None:
     """The first run where the bot crashed: the run, the seat, its log's tail and the log."""
     for run in runs:
         for seat, report in zip(run.seats, run.reports):
-            if report.crashes or report.status == "error":
+            if report.crashes or report.status is SeatStatus.ERROR:
                 log = run.result.logs[seat]
                 return run, seat, botlogs.tail(log), log
     return None
@@ -133,7 +137,7 @@ REFERENCE = "greedy"
 
 def check_bot(manifest: BotManifest, *, games: int = 3, seed: int = 7,
               time_control: TimeControl | None = None, log_dir: Path | None = None,
-              rules: str = "standard", variants: bool = True,
+              rules: RuleSet | None = None, variants: bool = True,
               log_name: Callable[[Path], str] = str) -> list[Check]:
     """Run every check; the result is one :class:`Check` per line of the report.
 
@@ -144,9 +148,9 @@ def check_bot(manifest: BotManifest, *, games: int = 3, seed: int = 7,
     names a log (a hosted ladder shows where its entrant reads it, not a server path).
     When a check failed and the reference bot itself missed a limit, a last check,
     ``machine``, fails with ``platform`` set: the machine was too slow to judge the bot.
-    Raises ``RulesError`` for bad ``rules``."""
+    ``rules`` defaults to the standard game."""
     time_control = time_control or TimeControl()
-    parse_rules(rules)
+    rules = rules or parse_rules("standard")
     own_dir = log_dir is None
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="spite-check-bot-"))
     runs: list[Run] = []
@@ -176,9 +180,10 @@ def _reference_faults(runs: list[Run]) -> list[str]:
             if seat.index in run.seats:
                 continue
             report = seat.report
-            found += [f for f in report.faults if "did not connect" in f or "before connecting" in f]
+            if report.connect_fault is not None and seat.gone is not None:
+                found.append(seat.gone.detail)
             if report.timeouts:
-                found.append(f"{report.timeouts} timeout(s) of seat {seat.index} in the {run.rules} match")
+                found.append(f"{report.timeouts} timeout(s) of seat {seat.index} in the {run.rules.name} match")
     return found
 
 
@@ -192,7 +197,7 @@ HELLO_FIX = ("read SPITE_ADDRESS and the seat token (the file named by SPITE_TOK
              "do it (docs/protocol.md)")
 
 
-def _checks(manifest: BotManifest, games: int, seed: int, time_control: TimeControl, log_dir: Path, rules: str,
+def _checks(manifest: BotManifest, games: int, seed: int, time_control: TimeControl, log_dir: Path, rules: RuleSet,
             variants: bool, log_name: Callable[[Path], str], runs: list[Run]) -> list[Check]:
     checks: list[Check] = []
     started = time.monotonic()
@@ -214,8 +219,7 @@ def _checks(manifest: BotManifest, games: int, seed: int, time_control: TimeCont
     reports = [r for run in runs for r in run.reports]
     games_played = [g for run in runs for g in run.result.match.results]
 
-    connected = all(r.status != "pending" for r in reports) and \
-        not any("before connecting" in f or "did not connect" in f for r in reports for f in r.faults)
+    connected = all(r.status is not SeatStatus.PENDING and r.connect_fault is None for r in reports)
     if connected:
         version = reports[0].version
         mismatch = bool(version) and bool(manifest.version) and version != manifest.version
@@ -225,8 +229,9 @@ def _checks(manifest: BotManifest, games: int, seed: int, time_control: TimeCont
                             f"make the version in Hello and in bot.toml the same ({manifest.version!r} or "
                             f"{version!r}): the store records the manifest's, results show Hello's"
                             if mismatch else "", warning=mismatch))
-    elif crash and not botlogs.crash_summary(crash[2]) and any("exited with code 0 before connecting" in f
-                                                             for f in crash[0].result.match.seats[crash[1]].report.faults):
+    elif crash and not botlogs.crash_summary(crash[2]) and \
+            crash[0].result.match.seats[crash[1]].report.connect_fault is Ending.CRASH and \
+            crash[0].result.exits[crash[1]].returncode == 0:
         # Not a crash: it ended cleanly without ever connecting (e.g. it never called run()).
         run, seat, tail, log = crash
         checks.append(Check("handshake", False, "the bot exited with status 0 before connecting: it never sent Hello"
@@ -239,7 +244,7 @@ def _checks(manifest: BotManifest, games: int, seed: int, time_control: TimeCont
         checks.append(skipped("handshake", "the bot crashed before its Hello (see crash)"))
     else:
         faults = [f for r in reports for f in r.faults]
-        late = any("did not connect within" in f for f in faults)
+        late = any(r.connect_fault is Ending.NO_SHOW for r in reports)
         checks.append(Check("handshake", False, "; ".join(faults)[:300],
                             _connect_fix(time_control) if late else HELLO_FIX))
 
@@ -248,7 +253,7 @@ def _checks(manifest: BotManifest, games: int, seed: int, time_control: TimeCont
         report = run.result.match.seats[seat].report
         fault = next((f for f in report.faults), "it stopped")
         exception = botlogs.crash_summary(tail)
-        where = f"in the {run.rules} match after {report.decisions} decisions"
+        where = f"in the {run.rules.name} match after {report.decisions} decisions"
         checks.append(Check("crash", False,
                             f"{exception or fault} -- {where}" + (f"; whole log: {log_name(log)}" if log else ""),
                             "the bot stopped with an error: its log (the lines under this check) shows where; "
@@ -259,8 +264,9 @@ def _checks(manifest: BotManifest, games: int, seed: int, time_control: TimeCont
             checks.append(skipped(name, why))
         return checks
 
-    bad = [f for r in reports for f in r.faults if "illegal move" in f or "malformed" in f.lower()
-           or "move_index" in f or "plan" in f or "expected an Action" in f or "does not exist" in f]
+    # Judged by the referee's counts; the text only says which action was first refused.
+    bad = [f for r in reports if r.illegal_moves or r.malformed for f in r.faults
+           if "no answer to decision" not in f] if any(r.illegal_moves or r.malformed for r in reports) else []
     decisions = sum(r.decisions for r in reports)
     # the kit's own forced timeout in the main match, if the bot got that far
     probe_faults = 1 if main.reports[0].decisions >= PROBE_DECISION else 0
@@ -283,7 +289,7 @@ def _checks(manifest: BotManifest, games: int, seed: int, time_control: TimeCont
 
     main_report = main.reports[0]
     survived = main_report.timeouts == probe_faults and main_report.decisions > PROBE_DECISION and \
-        main_report.status == "done"
+        main_report.status is SeatStatus.DONE
     checks.append(Check("rejection", survived,
                         "after the referee closed decision 3 early, the bot's late answer was dropped "
                         "and it played on" if survived else
@@ -297,18 +303,19 @@ def _checks(manifest: BotManifest, games: int, seed: int, time_control: TimeCont
                         "; ".join(g.outcome.reason for g in main_games)[:300],
                         "after GameOver keep the stream open: the next GameStart follows"))
 
-    other_faults = [f for run in others for r in run.reports for f in r.faults]
+    other_reports = [r for run in others for r in run.reports]
+    other_faults = [f for r in other_reports for f in r.faults]
     if not variants:
-        checks.append(skipped("presets", f"only {rules} is played here"))
+        checks.append(skipped("presets", f"only {rules.name} is played here"))
     else:
         first = other_faults[0] if other_faults else ""
         checks.append(Check("presets", not other_faults,
-                            (", ".join(f"{run.rules}" for run in others) + f": {len(games_played) - len(main_games)} "
-                             "games, no faults" if others else f"no variant of {rules} to try")
+                            (", ".join(run.rules.name for run in others) + f": {len(games_played) - len(main_games)} "
+                             "games, no faults" if others else f"no variant of {rules.name} to try")
                             if not other_faults else first[:300],
-                            _connect_fix(time_control) if "did not connect within" in first else
-                            "answer each DecisionRequest within deadline_ms" if "no answer to decision" in first else
-                            "use rules.players, rules.stock_of(seat) and the observation's piles, not fixed sizes"))
+                            _connect_fix(time_control) if any(r.connect_fault is Ending.NO_SHOW for r in other_reports)
+                            else "answer each DecisionRequest within deadline_ms" if any(r.timeouts for r in other_reports)
+                            else "use rules.players, rules.stock_of(seat) and the observation's piles, not fixed sizes"))
 
     exits = [run.result.exits[s] for run in runs for s in run.seats]
     clean = all(e.returncode == 0 for e in exits)

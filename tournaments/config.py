@@ -53,17 +53,17 @@ from __future__ import annotations
 
 import math
 import os
-import tomllib
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from referee import limits
+from referee.limits import FieldError
+from referee.manifest import SAMPLE_BOTS, BotManifest, ManifestError, read_toml, resolve_bot
 from referee.match import Policy, Thinking, TimeControl
-from spite_engine import RuleSet, RulesError, parse_rules
-from spite_engine.rng import MAX_SEED
-from referee.manifest import SAMPLE_BOTS, BotManifest, ManifestError, resolve_bot
+from spite_engine import RulesError, RuleSet, parse_rules
 
+from .jobs import Reuse
 from .ratings import RatingParams
 from .schedule import Entrant
 
@@ -74,7 +74,6 @@ first-to-50 takes about 4-8 games between sample bots; the cap stops a match of 
 _KNOWN = {"name", "rules", "bots", "seed", "rounds", "parallel", "policy", "match_games", "replay_dir", "log_dir",
           "time_control", "rating", "stop", "thinking", "bench", "seed_file", "seed_commitment",
           "entrants", "reuse", "max_matches"}
-REUSE = ("warm", "never")
 MAX_MATCHES = 50
 """Matches one warm bot process plays before a fresh one replaces it, unless the file says."""
 
@@ -133,7 +132,7 @@ class TournamentConfig:
     untrusted: bool = False
     """``entrants = "untrusted"``: the runner refuses to start unless bots are isolated."""
     """The published ``sha256:...`` the runner checks ``seed_file`` against before any game."""
-    reuse: str = "warm"
+    reuse: Reuse = Reuse.WARM
     """``"warm"``: a worker keeps bot processes that say warm from one match to the next
     (never across the two halves of a duplicate deal); ``"never"``: one process per match."""
     max_matches: int = MAX_MATCHES
@@ -146,16 +145,12 @@ class TournamentConfig:
                 "bots": dict(sorted(self.bot_specs.items())), "seed": self.seed,
                 "seed_commitment": self.seed_commitment, "rounds": self.rounds,
                 "policy": self.policy.value, "match_games": self.match_games,
-                "time_control": {"decision_ms": self.time_control.decision_ms, "bank_ms": self.time_control.bank_ms,
-                                 "connect_ms": self.time_control.connect_ms},
-                "rating": self.rating.to_dict(),
-                "stop": {"rule": self.stop.rule, "confidence": self.stop.confidence,
-                         "max_rounds": self.stop.max_rounds},
+                "time_control": self.time_control.to_dict(), "rating": self.rating.to_dict(),
+                "stop": asdict(self.stop),
                 "replay_dir": str(self.replay_dir) if self.replay_dir else None,
                 "log_dir": str(self.log_dir) if self.log_dir else None,
                 "thinking": self.thinking.value,
-                "bench": {"enabled": self.bench.enabled, "min_games": self.bench.min_games,
-                          "failure_share": self.bench.failure_share}}
+                "bench": asdict(self.bench)}
 
 
 MAX_PARALLEL = 1024
@@ -172,77 +167,99 @@ def usable_cores() -> int:
 def load_tournament(path: Path | str) -> TournamentConfig:
     """Read and check a tournament file; bots' manifests are loaded (not built) here."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise TournamentFileError(f"{path}: no such tournament file") from None
-    except tomllib.TOMLDecodeError as error:
-        raise TournamentFileError(f"{path}: not valid TOML: {error}") from None
-    return tournament_from_dict(data, path)
+    return tournament_from_dict(read_toml(path, "tournament file", TournamentFileError), path)
 
 
 def tournament_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
-    def fail(field: str, problem: str) -> TournamentFileError:
-        return TournamentFileError(f"{path}: field '{field}': {problem}")
+    try:
+        return _tournament(data, path)
+    except FieldError as error:
+        raise TournamentFileError(f"{path}: {error}") from None
+
+
+def _tournament(data: dict[str, Any], path: Path) -> TournamentConfig:
 
     unknown = sorted(set(data) - _KNOWN)
     if unknown:
         raise TournamentFileError(f"{path}: unknown field(s) {unknown}; known: {sorted(_KNOWN)}")
     name = data.get("name", path.stem)
     if not isinstance(name, str) or not name.strip():
-        raise fail("name", "must be a non-empty string")
+        raise FieldError("name", "must be a non-empty string")
     spec = data.get("rules", "standard")
     if not isinstance(spec, str):
-        raise fail("rules", f"must be a rule-set spec string such as 'standard', got {spec!r}")
+        raise FieldError("rules", f"must be a rule-set spec string such as 'standard', got {spec!r}")
     try:
         rules = parse_rules(spec)
     except RulesError as error:
-        raise fail("rules", str(error)) from None
+        raise FieldError("rules", str(error)) from None
 
-    seed_file, seed_commitment, committed_seed = _committed_seed(data, path, fail)
-    seed = committed_seed if seed_file is not None else _integer(data, "seed", 0, fail, low=0, high=MAX_SEED)
-    rounds = _integer(data, "rounds", 1, fail, low=limits.ROUNDS.low, high=limits.ROUNDS.high)
-    parallel = _integer(data, "parallel", min(usable_cores(), MAX_PARALLEL), fail, low=1, high=MAX_PARALLEL)
+    seed_file, seed_commitment, committed_seed = _committed_seed(data, path)
+    seed = committed_seed if seed_file is not None else limits.SEED.field(data, "seed", 0)
+    rounds = limits.ROUNDS.field(data, "rounds", 1)
+    parallel = limits.Range("parallel", 1, MAX_PARALLEL).field(data, "parallel", min(usable_cores(), MAX_PARALLEL))
     default_games = MATCH_POINTS_GAME_CAP if rules.match_points else 1
-    match_games = _integer(data, "match_games", default_games, fail, low=limits.GAMES.low, high=limits.GAMES.high)
-    policy_name = data.get("policy", Policy.SUBSTITUTE.value)
-    try:
-        policy = Policy(policy_name)
-    except ValueError:
-        raise fail("policy", f"must be one of {[p.value for p in Policy]}, got {policy_name!r}") from None
+    match_games = limits.GAMES.field(data, "match_games", default_games)
+    policy = policy_from_value(data.get("policy", Policy.SUBSTITUTE.value))
 
     thinking_name = data.get("thinking", Thinking.ALLOWED.value)
     try:
         thinking = Thinking(thinking_name)
     except ValueError:
-        raise fail("thinking", f"must be one of {[t.value for t in Thinking]}, got {thinking_name!r}") from None
-    bench = _bench(_table(data, "bench", fail), fail)
-    reuse = data.get("reuse", "warm")
-    if reuse not in REUSE:
-        raise fail("reuse", f"must be \"warm\" or \"never\", got {reuse!r}")
-    if "max_matches" in data and reuse == "never":
-        raise fail("max_matches", "applies only with reuse = \"warm\" (\"never\" plays one match per process)")
-    max_matches = _integer(data, "max_matches", MAX_MATCHES, fail, low=1, high=10_000)
-    time_control = _time_control(_table(data, "time_control", fail), fail)
-    rating = _rating(_table(data, "rating", fail), fail)
-    stop = _stop(_table(data, "stop", fail), fail)
+        raise FieldError("thinking", f"must be one of {[t.value for t in Thinking]}, got {thinking_name!r}") from None
+    bench = _bench(table(data, "bench"))
+    try:
+        reuse = Reuse(data.get("reuse", Reuse.WARM))
+    except ValueError:
+        raise FieldError("reuse", f"must be \"warm\" or \"never\", got {data.get('reuse')!r}") from None
+    if "max_matches" in data and reuse is Reuse.NEVER:
+        raise FieldError("max_matches", "applies only with reuse = \"warm\" (\"never\" plays one match per process)")
+    max_matches = limits.Range("max_matches", 1, 10_000).field(data, "max_matches", MAX_MATCHES)
+    time_control = TimeControl.from_table(table(data, "time_control"))
+    rating = rating_from_table(table(data, "rating"))
+    stop = _stop(table(data, "stop"))
     if stop.rule == "separated" and stop.max_rounds < rounds:
-        raise fail("stop.max_rounds", f"must be at least 'rounds' ({rounds}), got {stop.max_rounds}")
+        raise FieldError("stop.max_rounds", f"must be at least 'rounds' ({rounds}), got {stop.max_rounds}")
 
-    entrants, bots, specs = _entrants(data.get("bots"), rules, path, fail)
+    entrants, bots, specs = _entrants(data.get("bots"), rules, path)
     trust = data.get("entrants", "trusted")
     if trust not in ("trusted", "untrusted"):
-        raise fail("entrants", f"must be \"trusted\" or \"untrusted\", got {trust!r}")
+        raise FieldError("entrants", f"must be \"trusted\" or \"untrusted\", got {trust!r}")
     return TournamentConfig(
         name=name.strip(), path=path.resolve(), rules=rules, entrants=entrants, bots=bots, bot_specs=specs,
         seed=seed, rounds=rounds, parallel=parallel, policy=policy, match_games=match_games,
         time_control=time_control, rating=rating, stop=stop,
-        replay_dir=_optional_dir(data, "replay_dir", fail), log_dir=_optional_dir(data, "log_dir", fail),
+        replay_dir=_optional_dir(data, "replay_dir"), log_dir=_optional_dir(data, "log_dir"),
         thinking=thinking, bench=bench, seed_file=seed_file, seed_commitment=seed_commitment,
         untrusted=trust == "untrusted", reuse=reuse, max_matches=max_matches)
 
 
-def _committed_seed(data: dict[str, Any], path: Path, fail: Any) -> tuple[Path | None, str | None, int]:
+def policy_from_value(value: object) -> Policy:
+    """The ``policy`` field of a tournament or a competition file."""
+    try:
+        return Policy(value)
+    except ValueError:
+        raise FieldError("policy", f"must be one of {[p.value for p in Policy]}, got {value!r}") from None
+
+
+def rating_from_table(table: Mapping[str, object]) -> RatingParams:
+    """The ``[rating]`` table of a tournament or a competition file: TrueSkill's parameters,
+    finite numbers, sigma and beta positive, tau not negative, a draw probability in [0, 1);
+    a bad one is a :class:`~referee.limits.FieldError` naming the key."""
+    default = RatingParams()
+    _check_keys(table, "rating", set(RatingParams.__dataclass_fields__))
+    values = {key: _number(table, "rating", key, getattr(default, key))
+              for key in RatingParams.__dataclass_fields__}
+    for key in ("sigma", "beta"):
+        if values[key] <= 0:
+            raise FieldError(f"rating.{key}", f"must be positive, got {values[key]}")
+    if values["tau"] < 0:
+        raise FieldError("rating.tau", f"must not be negative, got {values['tau']}")
+    if not 0 <= values["draw_probability"] < 1:
+        raise FieldError("rating.draw_probability", f"must be in [0, 1), got {values['draw_probability']}")
+    return RatingParams(**values)
+
+
+def _committed_seed(data: dict[str, Any], path: Path) -> tuple[Path | None, str | None, int]:
     """``seed_file`` (relative to the tournament file) and ``seed_commitment``, and the master
     seed the file's secret gives. Whether the file opens the commitment is the runner's check,
     made before any game (tournaments/seeds.py)."""
@@ -251,134 +268,103 @@ def _committed_seed(data: dict[str, Any], path: Path, fail: Any) -> tuple[Path |
     if "seed_file" not in data and "seed_commitment" not in data:
         return None, None, 0
     if "seed" in data:
-        raise fail("seed", "give either 'seed' or 'seed_file' with 'seed_commitment', not both")
+        raise FieldError("seed", "give either 'seed' or 'seed_file' with 'seed_commitment', not both")
     if "seed_file" not in data or "seed_commitment" not in data:
         missing = "seed_commitment" if "seed_file" in data else "seed_file"
-        raise fail(missing, "'seed_file' and 'seed_commitment' go together (see `spite seed commit`)")
+        raise FieldError(missing, "'seed_file' and 'seed_commitment' go together (see `spite seed commit`)")
     raw_file, raw_commitment = data["seed_file"], data["seed_commitment"]
     if not isinstance(raw_file, str) or not raw_file:
-        raise fail("seed_file", f"must be a file path (a string), got {raw_file!r}")
+        raise FieldError("seed_file", f"must be a file path (a string), got {raw_file!r}")
     if not isinstance(raw_commitment, str):
-        raise fail("seed_commitment", f"must be a string 'sha256:...', got {raw_commitment!r}")
+        raise FieldError("seed_commitment", f"must be a string 'sha256:...', got {raw_commitment!r}")
     seed_file = Path(raw_file) if Path(raw_file).is_absolute() else path.resolve().parent / raw_file
     try:
         commitment = seeds.check_commitment(raw_commitment)
         return seed_file, commitment, seeds.master_seed(seeds.read_secret(seed_file))
     except seeds.SeedError as error:
-        raise fail("seed_file" if "seed file" in str(error) else "seed_commitment", str(error)) from None
+        raise FieldError("seed_file" if "seed file" in str(error) else "seed_commitment", str(error)) from None
 
 
-def _integer(data: dict[str, Any], field: str, default: int, fail: Any, *, low: int, high: int | None = None) -> int:
-    value = data.get(field, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
-        bounds = (f"{low}..{high}" if low == 0 else f"at least {low} and at most {high}") if high is not None \
-            else f"at least {low}"
-        raise fail(field, f"must be an integer, {bounds}; got {value!r}")
-    return value
-
-
-def _number(data: dict[str, Any], table: str, field: str, default: float, fail: Any) -> float:
+def _number(data: Mapping[str, object], table: str, field: str, default: float) -> float:
     value = data.get(field, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise fail(f"{table}.{field}", f"must be a number, got {value!r}")
+        raise FieldError(f"{table}.{field}", f"must be a number, got {value!r}")
     return float(value)
 
 
-def _table(data: dict[str, Any], field: str, fail: Any) -> dict[str, Any]:
+def table(data: Mapping[str, object], field: str, known: set[str] | None = None) -> dict[str, Any]:
+    """The table ``data[field]`` (empty if absent) of a tournament or a competition file, holding
+    only ``known`` keys (None: its reader checks them); else a :class:`~referee.limits.FieldError`."""
     value = data.get(field, {})
     if not isinstance(value, dict):
-        raise fail(field, "must be a table, e.g. [" + field + "]")
+        raise FieldError(field, "must be a table, e.g. [" + field + "]")
+    if known is not None:
+        _check_keys(value, field, known)
     return value
 
 
-def _check_keys(table: dict[str, Any], name: str, known: set[str], fail: Any) -> None:
+def _check_keys(table: Mapping[str, object], name: str, known: set[str]) -> None:
     unknown = sorted(set(table) - known)
     if unknown:
-        raise fail(name, f"unknown key(s) {unknown}; known: {sorted(known)}")
+        raise FieldError(name, f"unknown key(s) {unknown}; known: {sorted(known)}")
 
 
-def _time_control(table: dict[str, Any], fail: Any) -> TimeControl:
-    default = TimeControl()
-    _check_keys(table, "time_control", {"decision_ms", "bank_ms", "connect_ms"}, fail)
-    values = {}
-    ranges = {"decision_ms": limits.DECISION_MS, "bank_ms": limits.BANK_MS, "connect_ms": limits.CONNECT_MS}
-    for key, allowed in ranges.items():
-        values[key] = _integer(table, key, getattr(default, key), lambda f, p: fail(f"time_control.{f}", p),
-                               low=allowed.low, high=allowed.high)
-    return TimeControl(**values)
-
-
-def _rating(table: dict[str, Any], fail: Any) -> RatingParams:
-    default = RatingParams()
-    _check_keys(table, "rating", {"mu", "sigma", "beta", "tau", "draw_probability"}, fail)
-    values = {key: _number(table, "rating", key, getattr(default, key), fail)
-              for key in ("mu", "sigma", "beta", "tau", "draw_probability")}
-    for key in ("sigma", "beta"):
-        if values[key] <= 0:
-            raise fail(f"rating.{key}", f"must be positive, got {values[key]}")
-    if values["tau"] < 0:
-        raise fail("rating.tau", f"must not be negative, got {values['tau']}")
-    if not 0 <= values["draw_probability"] < 1:
-        raise fail("rating.draw_probability", f"must be in [0, 1), got {values['draw_probability']}")
-    return RatingParams(**values)
-
-
-def _stop(table: dict[str, Any], fail: Any) -> StopRule:
-    _check_keys(table, "stop", {"rule", "confidence", "max_rounds"}, fail)
+def _stop(table: dict[str, Any]) -> StopRule:
+    _check_keys(table, "stop", {"rule", "confidence", "max_rounds"})
     rule = table.get("rule", "games")
     if rule not in STOP_RULES:
-        raise fail("stop.rule", f"must be one of {list(STOP_RULES)}, got {rule!r}")
-    confidence = _number(table, "stop", "confidence", StopRule.confidence, fail)
+        raise FieldError("stop.rule", f"must be one of {list(STOP_RULES)}, got {rule!r}")
+    confidence = _number(table, "stop", "confidence", StopRule.confidence)
     if not 0.5 < confidence < 1:
-        raise fail("stop.confidence", f"must be between 0.5 and 1 (exclusive), got {confidence}")
-    max_rounds = _integer(table, "max_rounds", StopRule.max_rounds, lambda f, p: fail(f"stop.{f}", p), low=1,
-                          high=limits.ROUNDS.high)
+        raise FieldError("stop.confidence", f"must be between 0.5 and 1 (exclusive), got {confidence}")
+    max_rounds = limits.ROUNDS.field(table, "max_rounds", StopRule.max_rounds, "stop.")
     return StopRule(rule, confidence, max_rounds)
 
 
-def _bench(table: dict[str, Any], fail: Any) -> BenchRule:
-    _check_keys(table, "bench", {"enabled", "min_games", "failure_share"}, fail)
+def _bench(table: dict[str, Any]) -> BenchRule:
+    _check_keys(table, "bench", {"enabled", "min_games", "failure_share"})
     enabled = table.get("enabled", BenchRule.enabled)
     if not isinstance(enabled, bool):
-        raise fail("bench.enabled", f"must be true or false, got {enabled!r}")
-    min_games = _integer(table, "min_games", BenchRule.min_games, lambda f, p: fail(f"bench.{f}", p), low=1)
-    share = _number(table, "bench", "failure_share", BenchRule.failure_share, fail)
+        raise FieldError("bench.enabled", f"must be true or false, got {enabled!r}")
+    min_games = limits.Range("min_games", 1, limits.GAMES.high).field(table, "min_games", BenchRule.min_games,
+                                                                      "bench.")
+    share = _number(table, "bench", "failure_share", BenchRule.failure_share)
     if not 0 <= share < 1:
-        raise fail("bench.failure_share", f"must be in [0, 1), got {share}")
+        raise FieldError("bench.failure_share", f"must be in [0, 1), got {share}")
     return BenchRule(enabled, min_games, share)
 
 
-def _optional_dir(data: dict[str, Any], field: str, fail: Any) -> Path | None:
+def _optional_dir(data: dict[str, Any], field: str) -> Path | None:
     value = data.get(field)
     if value is None:
         return None
     if not isinstance(value, str) or not value:
-        raise fail(field, f"must be a directory path (a string), got {value!r}")
+        raise FieldError(field, f"must be a directory path (a string), got {value!r}")
     return Path(value)
 
 
-def _resolve(spec: Any, where: str, base: Path, fail: Any) -> tuple[BotManifest, str]:
+def _resolve(spec: Any, where: str, base: Path) -> tuple[BotManifest, str]:
     if not isinstance(spec, str) or not spec.strip():
-        raise fail(where, f"a bot is a sample bot's name or a path to its bot.toml, got {spec!r}")
+        raise FieldError(where, f"a bot is a sample bot's name or a path to its bot.toml, got {spec!r}")
     if "/" not in spec and (SAMPLE_BOTS / spec / "bot.toml").is_file():
         stored = spec
     else:
         candidate = Path(spec) if Path(spec).is_absolute() else base / spec
         if not candidate.exists():
             known = ", ".join(sorted(p.parent.name for p in SAMPLE_BOTS.glob("*/bot.toml")))
-            raise fail(where, f"{spec!r} is neither a sample bot ({known}) nor a path that exists "
+            raise FieldError(where, f"{spec!r} is neither a sample bot ({known}) nor a path that exists "
                               f"(looked for {candidate})")
         stored = str(candidate.resolve())
     try:
         return resolve_bot(stored), stored
     except ManifestError as error:
-        raise fail(where, str(error)) from None
+        raise FieldError(where, str(error)) from None
 
 
-def _entrants(value: Any, rules: RuleSet, path: Path,
-              fail: Any) -> tuple[tuple[Entrant, ...], dict[str, BotManifest], dict[str, str]]:
+def _entrants(value: Any, rules: RuleSet,
+              path: Path) -> tuple[tuple[Entrant, ...], dict[str, BotManifest], dict[str, str]]:
     if not isinstance(value, list) or not value:
-        raise fail("bots", "must be a non-empty list of bots (sample bot names or bot.toml paths)")
+        raise FieldError("bots", "must be a non-empty list of bots (sample bot names or bot.toml paths)")
     base = path.parent.resolve()
     bots: dict[str, BotManifest] = {}
     specs: dict[str, str] = {}
@@ -386,12 +372,12 @@ def _entrants(value: Any, rules: RuleSet, path: Path,
     entrants: list[Entrant] = []
 
     def add(spec: Any, where: str) -> str:
-        manifest, stored = _resolve(spec, where, base, fail)
+        manifest, stored = _resolve(spec, where, base)
         if manifest.name in bots and specs[manifest.name] != stored:
-            raise fail(where, f"two different bots are named {manifest.name!r} "
+            raise FieldError(where, f"two different bots are named {manifest.name!r} "
                               f"({sources[manifest.name]} and {where}); names must be unique")
         if manifest.name in bots:
-            raise fail(where, f"bot {manifest.name!r} is listed twice (also as {sources[manifest.name]})")
+            raise FieldError(where, f"bot {manifest.name!r} is listed twice (also as {sources[manifest.name]})")
         bots[manifest.name] = manifest
         specs[manifest.name] = stored
         sources[manifest.name] = where
@@ -402,7 +388,7 @@ def _entrants(value: Any, rules: RuleSet, path: Path,
         if rules.partners:
             if isinstance(item, list):
                 if len(item) != 2:
-                    raise fail(where, f"a partners team is a list of two bots, got {len(item)}")
+                    raise FieldError(where, f"a partners team is a list of two bots, got {len(item)}")
                 members = (add(item[0], f"{where}[0]"), add(item[1], f"{where}[1]"))
                 entrants.append(Entrant(f"{members[0]}+{members[1]}", members))
             else:
@@ -410,12 +396,12 @@ def _entrants(value: Any, rules: RuleSet, path: Path,
                 entrants.append(Entrant(name, (name, name)))
         else:
             if isinstance(item, list):
-                raise fail(where, f"teams (lists of bots) need a partners rule set; {rules.name!r} is not one")
+                raise FieldError(where, f"teams (lists of bots) need a partners rule set; {rules.name!r} is not one")
             name = add(item, where)
             entrants.append(Entrant(name, (name,)))
     needed = 2 if rules.partners else rules.players
     if len(entrants) < needed:
         what = "teams" if rules.partners else "bots"
-        raise fail("bots", f"{rules.name!r} needs at least {needed} {what} (no bot plays itself), "
+        raise FieldError("bots", f"{rules.name!r} needs at least {needed} {what} (no bot plays itself), "
                            f"got {len(entrants)}")
     return tuple(entrants), bots, specs

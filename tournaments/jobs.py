@@ -9,11 +9,24 @@ attributes, never string keys.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Any
 
 from referee.match import LAG_LIMIT_MS, Policy, Thinking, TimeControl
-from referee.reports import GameResult, MatchSummary, SeatSummary
+from referee.reports import MatchSummary
+from referee.status import MatchState
+from spite_engine import RuleSet, parse_rules
+
+
+class Reuse(enum.StrEnum):
+    """Whether a worker may play a match on warm bot processes (:mod:`referee.pool`)."""
+
+    WARM = "warm"
+    """Bot processes that say warm are kept from one match to the next (never across the
+    two halves of a duplicate deal)."""
+    NEVER = "never"
+    """Fresh processes for each match."""
 
 
 @dataclass(frozen=True)
@@ -29,8 +42,8 @@ class MatchJob:
     """One match for a worker to play."""
 
     match_id: int
-    rules: str
-    """The rule set's spec (``docs/rules.md``)."""
+    rules: RuleSet
+    """The rule set, parsed once per process: its canonical ``name`` crosses the boundary."""
     bots: tuple[SeatJob, ...]
     """One per seat, in seat order."""
     time_control: TimeControl
@@ -45,7 +58,7 @@ class MatchJob:
     hide: tuple[str, ...] = ()
     """Paths no bot may read even inside a directory it can (the store and its journal files)."""
     lag_limit_ms: int = LAG_LIMIT_MS
-    reuse: str = "never"
+    reuse: Reuse = Reuse.NEVER
     """``"warm"``: the worker may play this match on warm bot processes (:mod:`referee.pool`);
     ``"never"``: fresh processes for this match alone (the tournament file's default is warm;
     a job that does not say is played as before)."""
@@ -57,10 +70,9 @@ class MatchJob:
     """Write the match's public feed here while it runs (:mod:`referee.feed`; a hosted ladder's live view)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"match_id": self.match_id, "ordinal": self.ordinal, "rules": self.rules,
+        return {"match_id": self.match_id, "ordinal": self.ordinal, "rules": self.rules.name,
                 "bots": [{"spec": b.spec, "fingerprint": b.fingerprint} for b in self.bots],
-                "time_control": {"decision_ms": self.time_control.decision_ms, "bank_ms": self.time_control.bank_ms,
-                                 "connect_ms": self.time_control.connect_ms},
+                "time_control": self.time_control.to_dict(),
                 "games": self.games, "seed": self.seed, "bot_seed": self.bot_seed, "policy": self.policy.value,
                 "replay_dir": self.replay_dir, "log_dir": self.log_dir, "thinking": self.thinking.value,
                 "hide": list(self.hide), "lag_limit_ms": self.lag_limit_ms, "reuse": self.reuse,
@@ -69,24 +81,19 @@ class MatchJob:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchJob:
-        """The job a JSON line describes; ``KeyError``, ``TypeError`` or ``ValueError`` if it is not one."""
+        """The job a JSON line describes; ``KeyError``, ``TypeError`` or ``ValueError`` (a
+        ``RulesError``, a ``FieldError``) if it is not one."""
         return cls(
-            match_id=int(data["match_id"]), ordinal=int(data.get("ordinal", 0)), rules=str(data["rules"]),
+            match_id=int(data["match_id"]), ordinal=int(data.get("ordinal", 0)), rules=parse_rules(str(data["rules"])),
             bots=tuple(SeatJob(str(b["spec"]), str(b.get("fingerprint", ""))) for b in data["bots"]),
-            time_control=TimeControl(**{k: int(v) for k, v in dict(data["time_control"]).items()}),
+            time_control=TimeControl.from_table(dict(data["time_control"])),
             games=int(data["games"]), seed=int(data["seed"]), bot_seed=int(data["bot_seed"]),
             policy=Policy(data["policy"]), replay_dir=data.get("replay_dir"), log_dir=data.get("log_dir"),
             thinking=Thinking(data.get("thinking", Thinking.ALLOWED.value)),
             hide=tuple(str(p) for p in data.get("hide", ())),
             lag_limit_ms=int(data.get("lag_limit_ms", LAG_LIMIT_MS)),
-            reuse=_reuse(data.get("reuse", "never")), max_matches=int(data.get("max_matches", 50)),
+            reuse=Reuse(data.get("reuse", Reuse.NEVER)), max_matches=int(data.get("max_matches", 50)),
             hide_names=bool(data.get("hide_names", False)), live_dir=data.get("live_dir"))
-
-
-def _reuse(value: Any) -> str:
-    if value not in ("warm", "never"):
-        raise ValueError(f"reuse must be \"warm\" or \"never\", got {value!r}")
-    return str(value)
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,18 @@ class JobResult:
     @classmethod
     def failure(cls, match_id: int | None, worker: str, error: str) -> JobResult:
         return cls(match_id, worker, False, error=error)
+
+    @classmethod
+    def from_summary(cls, match_id: int | None, worker: str, summary: MatchSummary, *,
+                     histograms: tuple[dict[str, int], ...] = (), elapsed_s: float = 0.0) -> JobResult:
+        """What a played match's summary makes of a job, wherever it was refereed (a worker, a
+        ladder's own referee): void is the platform's fault (played again, unrated), any other
+        end but a finished match with a result is a failure, and a finished one is ``ok``."""
+        if summary.state is MatchState.VOID:
+            return cls(match_id, worker, False, summary, f"void: {summary.void_reason}", platform_fault=True)
+        if summary.state is not MatchState.FINISHED or not summary.points or not summary.games:
+            return cls(match_id, worker, False, summary, f"the referee ended the match {summary.state.value}")
+        return cls(match_id, worker, True, summary, histograms=histograms, elapsed_s=elapsed_s)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> JobResult:

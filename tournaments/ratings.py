@@ -12,7 +12,7 @@ are a tie, and all equal is a draw.
 The default ``draw_probability`` is the draw rate measured between the sample bots under
 rules version 2 (stopped games adjudicated on the stocks, docs/rules.md decision 6):
 ``python bench/draw_rate.py`` plays greedy, random and naive against each other in process
-(``tournaments/inprocess.py``, standard rules, 300 deals per ordered pairing: 1,800 games
+(``tests/inprocess.py``, standard rules, 300 deals per ordered pairing: 1,800 games
 between different bots) and found 4.1% draws (greedy v random 2-3%, naive v random 9-10%,
 greedy v naive 0.3%; self-play greedy 0.3%, naive 0.7%). Under rules version 1 every
 stalemate was a draw and the same bench found 55%, almost all stalemates that the random

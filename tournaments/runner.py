@@ -317,7 +317,7 @@ class Runner:
         config = self.config
         fingerprints = {b["name"]: b["fingerprint"] for b in self.store.bots(self.tournament_id)}
         return MatchJob(
-            match_id=match.id, ordinal=match.ordinal, rules=config.rules.name,
+            match_id=match.id, ordinal=match.ordinal, rules=config.rules,
             bots=tuple(SeatJob(config.bot_specs[name], fingerprints.get(name, "")) for name in match.bots),
             time_control=config.time_control, games=match.max_games, seed=match.seed, policy=config.policy,
             bot_seed=match.bot_seed, replay_dir=str(config.replay_dir.resolve()) if config.replay_dir else None,

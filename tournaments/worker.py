@@ -35,9 +35,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from referee.manifest import bot_fingerprint
 
-from referee.status import MatchState
-
-from .jobs import JobResult, MatchJob
+from .jobs import JobResult, MatchJob, Reuse
 from .timing import histogram
 
 if TYPE_CHECKING:
@@ -54,7 +52,6 @@ async def play(job: MatchJob, worker: str = "", pool: BotPool | None = None) -> 
     from referee.manifest import resolve_bot
     from referee.feed import feed_path
     from referee.match import MatchConfig
-    from spite_engine import parse_rules
 
     from . import botlogs
 
@@ -69,12 +66,12 @@ async def play(job: MatchJob, worker: str = "", pool: BotPool | None = None) -> 
                                          f"bot {manifest.name!r} on worker {worker} differs from the runner's copy "
                                          f"(fingerprint mismatch): update this machine's checkout")
             bots.append(manifest)
-        config = MatchConfig(parse_rules(job.rules), [b.name for b in bots], job.time_control, job.games, job.seed,
+        config = MatchConfig(job.rules, [b.name for b in bots], job.time_control, job.games, job.seed,
                              job.policy, Path(job.replay_dir) if job.replay_dir else None, thinking=job.thinking,
                              lag_limit_ms=job.lag_limit_ms, hide_names=job.hide_names,
                              live_feed=feed_path(Path(job.live_dir), job.match_id) if job.live_dir else None)
         log_dir = Path(job.log_dir) if job.log_dir else None
-        if pool is not None and job.reuse == "warm":
+        if pool is not None and job.reuse is Reuse.WARM:
             pool.max_matches = job.max_matches
             local = await pool.play(bots, config, bot_seed=job.bot_seed, log_dir=log_dir,
                                     hide=[Path(p) for p in job.hide])
@@ -92,13 +89,9 @@ async def play(job: MatchJob, worker: str = "", pool: BotPool | None = None) -> 
             report = dataclasses.replace(report, crash=crash, log=str(log))
         crashed.append(report)
     summary = dataclasses.replace(summary, seats=tuple(crashed))
-    if summary.state is MatchState.VOID:
-        return JobResult(job.match_id, worker, False, summary, f"void: {summary.void_reason}", platform_fault=True)
-    if summary.state is not MatchState.FINISHED or not summary.points:
-        return JobResult(job.match_id, worker, False, summary, f"the referee ended the match {summary.state.value}")
-    return JobResult(job.match_id, worker, True, summary,
-                     histograms=tuple(histogram(seat.report.decision_us) for seat in match.seats),
-                     elapsed_s=round(time.perf_counter() - started, 4))
+    return JobResult.from_summary(job.match_id, worker, summary,
+                                  histograms=tuple(histogram(seat.report.decision_us) for seat in match.seats),
+                                  elapsed_s=round(time.perf_counter() - started, 4))
 
 
 def run_job(job: MatchJob) -> JobResult:

@@ -161,7 +161,7 @@ def test_no_show_bots_are_benched_capped_and_nobody_learns_whom_it_plays(tmp_pat
     from spite_arena.store import FORFEITED
     from spite_sdk import Bot, policies
     from spite_sdk.arena import ladder as sdk_ladder
-    from spite_sdk.connection import RefereeError, channel_options
+    from spite_sdk.connection import RefereeError
     from tournaments.backends import LocalBackend
 
     file = tmp_path / "c.toml"
@@ -216,8 +216,7 @@ def test_no_show_bots_are_benched_capped_and_nobody_learns_whom_it_plays(tmp_pat
             referee = await start_lobby("127.0.0.1:0", lobby)
             ladder = Ladder(competition, store, LocalBackend(2), data, lobby=lobby, referee=referee)
             tasks = [asyncio.create_task(idle(referee.address, f"idler{i}")) for i in range(2)]
-            tasks.append(asyncio.create_task(sdk_ladder(Seer(), referee.address, seer_key, 1, None, channel_options,
-                                                        RefereeError)))
+            tasks.append(asyncio.create_task(sdk_ladder(Seer(), referee.address, seer_key, 1, None, RefereeError)))
             running = asyncio.create_task(ladder.run())
             try:
                 while not done():

@@ -1,6 +1,6 @@
 """End to end with real processes: SDK sample bots play whole matches through a real
 referee for every preset, and the games are exactly those of an in-process run of the
-same seeds and bots (tournaments/inprocess.py)."""
+same seeds and bots (tests/inprocess.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from referee import replay as replay_file
-from tournaments.inprocess import play_match
+from tests.inprocess import play_match
 from referee.local import play_local_match
 from referee.match import MatchConfig, Policy, TimeControl
 from spite_engine import PRESETS, parse_rules, replay

@@ -27,7 +27,7 @@ from spite.v1 import referee_pb2 as rpb
 from spite_engine import Ending, parse_rules
 from spite_sdk.pipe import Pipes
 from spite_wire.encoding import varint
-from tournaments.inprocess import play_match
+from tests.inprocess import play_match
 
 from .conftest import BOTS, FAST, good, run_match
 

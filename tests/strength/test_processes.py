@@ -77,14 +77,14 @@ def test_the_tactician_passes_check_bot() -> None:
 
 
 def test_the_tactician_process_finishes_the_demo_deal_it_used_to_stall_on(tmp_path: Path) -> None:
-    """The demo league's round 0, deal 3 (tournaments/demo.toml), tactician and random as
+    """The demo league's round 0, deal 3 (leagues/demo.toml), tactician and random as
     processes at the demo's time control, seeded as the tournament seeds them, both seat
     orders: it used to run to the 2,000-turn cap, the tactician passing with plays open while
     nothing was left to draw (tests/strength/test_stalls.py says why); it ends by play now."""
     from tournaments.config import load_tournament
     from tournaments.runner import scheduler_for
 
-    config = load_tournament(Path(__file__).resolve().parents[2] / "tournaments" / "demo.toml")
+    config = load_tournament(Path(__file__).resolve().parents[2] / "leagues" / "demo.toml")
     matches = [m for m in scheduler_for(config).rounds(1) if m.unit == 3]
     assert [m.bots for m in matches] == [("tactician", "random"), ("random", "tactician")]
     for match in matches:

@@ -1,7 +1,7 @@
 """The strong bots play their games out: none of them passes, with a play open, in a position
 that passing leaves exactly as it was.
 
-Found in the demo league (``make demo``, tournaments/demo.toml): the tactician against random
+Found in the demo league (``make demo``, leagues/demo.toml): the tactician against random
 on round 0's deal 3 ran to the 2,000-turn cap in both seat orders, and the sampler (on the
 tactician) against random on deal 10 did too, spending its whole 100 ms budget on each of
 about 1,000 passes. Each time the draw pile was empty; random could not play (a hand of
@@ -39,7 +39,7 @@ from .support import SAMPLE_BOTS, agent, play_checked
 STRONG = ("planner", "tactician", "sampler-t")
 """The bots that search (the sampler on the tactician, as its bot.toml sets it)."""
 
-DEMO = SAMPLE_BOTS.parent / "tournaments" / "demo.toml"
+DEMO = SAMPLE_BOTS.parent / "leagues" / "demo.toml"
 
 
 def frozen_behind_discard_tops(draw_pile: str = "") -> GameState:

@@ -14,7 +14,7 @@ from .conftest import REPO, write_hostile_manifest, write_tournament
 
 
 def test_the_demo_league_loads() -> None:
-    config = load_tournament(REPO / "tournaments" / "demo.toml")
+    config = load_tournament(REPO / "leagues" / "demo.toml")
     assert config.name == "demo"
     assert [e.name for e in config.entrants] == ["tactician", "planner", "sampler", "greedy", "random", "naive"]
     assert config.rules.name == "standard"

@@ -8,14 +8,14 @@ import json
 import pytest
 
 from referee.match import Policy, Thinking, TimeControl
-from referee.status import MatchState, SeatStatus
-from spite_engine import Ending, Outcome
 from referee.reports import GameResult, MatchSummary, SeatSummary
+from referee.status import MatchState, SeatStatus
+from spite_engine import Ending, Outcome, parse_rules
 from tournaments.jobs import JobResult, MatchJob, SeatJob
 
 
 def test_a_job_round_trips_through_json() -> None:
-    job = MatchJob(match_id=4, ordinal=3, rules="skip-bo+short-20", bots=(SeatJob("greedy", "f" * 64), SeatJob("x.toml")),
+    job = MatchJob(match_id=4, ordinal=3, rules=parse_rules("skip-bo+short-20"), bots=(SeatJob("greedy", "f" * 64), SeatJob("x.toml")),
                    time_control=TimeControl(500, 2000, 7000), games=3, seed=2**64 - 1, bot_seed=9,
                    policy=Policy.SUBSTITUTE, replay_dir="/r", log_dir=None, thinking=Thinking.FROZEN,
                    hide=("/s.db", "/s.db-wal"), lag_limit_ms=100)
@@ -31,7 +31,7 @@ def test_a_job_round_trips_through_json() -> None:
     {"bots": [{"fingerprint": "x"}]},                                    # a seat without a bot
 ])
 def test_a_broken_job_is_refused(broken: dict[str, object]) -> None:
-    good = MatchJob(1, "standard", (SeatJob("greedy"), SeatJob("naive")), TimeControl(), 1, 1, 1,
+    good = MatchJob(1, parse_rules("standard"), (SeatJob("greedy"), SeatJob("naive")), TimeControl(), 1, 1, 1,
                     Policy.FORFEIT).to_dict()
     data = broken if broken == {"match_id": 1} else {**good, **broken}
     with pytest.raises((KeyError, TypeError, ValueError)):
@@ -58,3 +58,26 @@ def test_a_result_with_an_unknown_status_or_ending_is_refused() -> None:
     with pytest.raises(ValueError):
         GameResult.from_dict({"game_number": 0, "seed": 1, "first_seat": 0, "moves": 1, "turns": 1,
                                "outcome": {"ending": "boredom", "winners": [], "scores": [0, 0], "reason": "?"}})
+
+
+def test_a_summary_becomes_one_result_wherever_it_was_refereed() -> None:
+    """JobResult.from_summary, used by the tournament worker and the ladder alike: void is the
+    platform's fault, an unfinished match a failure, a finished one with a result ok."""
+    seat = SeatSummary(0, "greedy", "1.0", SeatStatus.DONE, 0, 0, 0, 0, 40, 900, 2100, (), 10, 20, 30)
+    game = GameResult(0, 1, 0, Outcome(Ending.STOCK_EMPTIED, (0,), (1, 0), "stock emptied", None), 80, 30, "")
+    finished = MatchSummary(MatchState.FINISHED, (1, 0), (seat, seat), (game,), (0,))
+    ok = JobResult.from_summary(3, "w", finished, histograms=({"80": 1}, {}), elapsed_s=0.5)
+    assert ok.ok and not ok.platform_fault and ok.summary == finished and ok.elapsed_s == 0.5
+    void = JobResult.from_summary(3, "w", MatchSummary(MatchState.VOID, (), (seat, seat), (), (),
+                                                       void_reason="the referee ran late"))
+    assert not void.ok and void.platform_fault and void.error == "void: the referee ran late"
+    for state, points, games in ((MatchState.ABORTED, (), ()), (MatchState.FINISHED, (), (game,)),
+                                 (MatchState.FINISHED, (1, 0), ())):
+        failed = JobResult.from_summary(3, "w", MatchSummary(state, points, (seat, seat), games, ()))
+        assert not failed.ok and not failed.platform_fault and "the referee ended the match" in failed.error
+
+
+def test_a_time_controls_first_decision_has_the_connect_time_if_longer() -> None:
+    control = TimeControl(decision_ms=500, bank_ms=0, connect_ms=4000)
+    assert control.deadline_ms(first=True) == 4000 and control.deadline_ms(first=False) == 500
+    assert TimeControl(decision_ms=5000, connect_ms=1000).deadline_ms(first=True) == 5000

@@ -37,7 +37,7 @@ def test_a_bot_that_never_wins_ranks_last_with_the_default_parameters() -> None:
     from referee.match import MatchConfig
     from spite_engine import parse_rules
     from spite_engine.rng import derive
-    from tournaments.inprocess import play_match
+    from tests.inprocess import play_match
 
     rules = parse_rules("standard")
     ratings = Ratings(RatingParams(), ["greedy", "naive", "random"])

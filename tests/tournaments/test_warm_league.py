@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.match import MatchConfig
-from tournaments.inprocess import play_match
+from tests.inprocess import play_match
 from tournaments.schedule import bot_seed
 from tournaments.store import Store
 

@@ -21,12 +21,14 @@ import asyncio
 import copy
 import os
 import sys
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import grpc
 import grpc.aio
 
 from spite.v1 import arena_pb2, arena_pb2_grpc
+
+from .connection import TlsSettings, open_channel
 
 KEY_METADATA = "spite-bot-key"
 RETRY_S = (1.0, 2.0, 5.0, 10.0)
@@ -41,7 +43,7 @@ class Player(Protocol):
     @property
     def display_name(self) -> str: ...
 
-    async def play(self, address: str, token: str, *, tls: Any = None) -> Any: ...
+    async def play(self, address: str, token: str, *, tls: TlsSettings | None = None) -> Any: ...
 
 
 def joined(metadata: dict[str, Any], asked: int) -> str:
@@ -62,11 +64,10 @@ def ladder_requested() -> bool:
     return bool(os.environ.get("SPITE_ARENA", "").strip() and os.environ.get("SPITE_BOT_KEY", "").strip())
 
 
-def run_ladder(bot: Player, tls: Any, channel_options: Callable[[str], list[tuple[str, Any]]],
-               game_error: type[Exception]) -> None:
+def run_ladder(bot: Player, tls: TlsSettings | None, game_error: type[Exception]) -> None:
     """Play ladder games until stopped; exits the process (1 for a refused key, 2 for bad
-    settings). ``tls`` is the bot's TLS settings or None; ``channel_options`` and
-    ``game_error`` (what a lost game raises) come from :mod:`spite_sdk.bot`."""
+    settings). ``tls`` is the bot's TLS settings or None; ``game_error`` (what a lost game
+    raises) comes from :mod:`spite_sdk.bot`."""
     address = os.environ["SPITE_ARENA"].strip()
     key = os.environ["SPITE_BOT_KEY"].strip()
     try:
@@ -77,17 +78,16 @@ def run_ladder(bot: Player, tls: Any, channel_options: Callable[[str], list[tupl
         print(f"{bot.display_name}: SPITE_ARENA_CAPACITY must be a whole number in 1..64", file=sys.stderr)
         raise SystemExit(2) from None
     try:
-        code = asyncio.run(ladder(bot, address, key, capacity, tls, channel_options, game_error))
+        code = asyncio.run(ladder(bot, address, key, capacity, tls, game_error))
     except KeyboardInterrupt:
         code = 0
     raise SystemExit(code)
 
 
-async def ladder(bot: Player, address: str, key: str, capacity: int, tls: Any,
-                 channel_options: Callable[[str], list[tuple[str, Any]]], game_error: type[Exception]) -> int:
+async def ladder(bot: Player, address: str, key: str, capacity: int, tls: TlsSettings | None,
+                 game_error: type[Exception]) -> int:
     """Join and play until cancelled; returns 1 when the server refuses to let the bot join."""
     pristine = copy.deepcopy(bot)
-    dial = address.removeprefix("tls://").removeprefix("tls:")
     games: set[asyncio.Task[None]] = set()
     failures = 0
 
@@ -113,14 +113,7 @@ async def ladder(bot: Player, address: str, key: str, capacity: int, tls: Any,
                   file=sys.stderr, flush=True)
 
     while True:
-        options = channel_options(dial)
-        if tls is None:
-            channel = grpc.aio.insecure_channel(dial, options=options)
-        else:
-            if tls.server_name:
-                options.append(("grpc.ssl_target_name_override", tls.server_name))
-            channel = grpc.aio.secure_channel(dial, tls.credentials(), options=options)
-        async with channel:
+        async with open_channel(address, tls) as channel:
             call = arena_pb2_grpc.ArenaStub(channel).Join(  # type: ignore[no-untyped-call]
                 arena_pb2.JoinRequest(key=key, bot_name=bot.display_name, bot_version=str(bot.version),
                                       capacity=capacity), metadata=((KEY_METADATA, key),))

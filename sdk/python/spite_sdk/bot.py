@@ -46,7 +46,8 @@ import grpc.aio
 from . import stream
 from .connection import (DEFAULT_CONNECT_TIMEOUT, EXIT_CONFIG, EXIT_FAILED, PROTOCOL_VERSION, STATUS_MEANINGS,
                          TOKEN_METADATA_KEY, ConfigError, RefereeError, TlsSettings, blocking_tls_failure,
-                         channel_options, configure_logging, env_seconds, logger, read_tls, read_token, tls_failure)
+                         configure_logging, env_seconds, logger, open_blocking_channel, open_channel, read_tls,
+                         read_token, tls_failure)
 from .session import Session
 from .types import (ActionResult, Decision, DecisionContext, Event, MatchResult, Move, Observation, Outcome,
                     RuleSet, Welcome)
@@ -194,7 +195,7 @@ class Bot:
             except ConfigError as error:
                 print(f"{self.display_name}: {error}", file=sys.stderr, flush=True)
                 raise SystemExit(EXIT_CONFIG) from None
-            run_ladder(self, tls, channel_options, RefereeError)
+            run_ladder(self, tls, RefereeError)
         target = ""
         try:
             if on_pipes:
@@ -236,14 +237,8 @@ class Bot:
         # (docs/performance.md, "The Python SDK's side of a decision"): against a bare echo about
         # a third of grpc.aio's CPU per round trip, and less than the synchronous stub with its
         # request-iterator thread; a greedy bot's CPU per decision about 40% less.
+        channel = open_blocking_channel(address, tls)
         address = address.removeprefix("tls://").removeprefix("tls:")
-        options = channel_options(address)
-        if tls is None:
-            channel = grpc.insecure_channel(address, options=options)
-        else:
-            if tls.server_name:
-                options.append(("grpc.ssl_target_name_override", tls.server_name))
-            channel = grpc.secure_channel(address, tls.credentials(), options=options)
         with channel:
             if not stream.supported(channel):
                 return None
@@ -280,14 +275,8 @@ class Bot:
         For embedding (tests, notebooks, several games at once); a bot process uses :meth:`run`,
         which plays the same session on its own thread with less overhead.
         """
+        channel = open_channel(address, tls)
         address = address.removeprefix("tls://").removeprefix("tls:")
-        options = channel_options(address)
-        if tls is None:
-            channel = grpc.aio.insecure_channel(address, options=options)
-        else:
-            if tls.server_name:
-                options.append(("grpc.ssl_target_name_override", tls.server_name))
-            channel = grpc.aio.secure_channel(address, tls.credentials(), options=options)
         async with channel:
             try:
                 await asyncio.wait_for(channel.channel_ready(), connect_timeout)

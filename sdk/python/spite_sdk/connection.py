@@ -115,6 +115,34 @@ def channel_options(address: str) -> list[tuple[str, Any]]:
     return options
 
 
+def _dial(address: str, tls: TlsSettings | None) -> tuple[str, list[tuple[str, Any]], grpc.ChannelCredentials | None]:
+    """Where to dial (a ``tls:`` prefix dropped), the channel options and the credentials
+    (None: plaintext) for a channel to ``address``."""
+    target = address.removeprefix("tls://").removeprefix("tls:")
+    options = channel_options(target)
+    if tls is None:
+        return target, options, None
+    if tls.server_name:
+        options.append(("grpc.ssl_target_name_override", tls.server_name))
+    return target, options, tls.credentials()
+
+
+def open_channel(address: str, tls: TlsSettings | None) -> grpc.aio.Channel:
+    """An asyncio channel to a referee or an arena at ``address`` (``tls`` None: plaintext)."""
+    target, options, credentials = _dial(address, tls)
+    if credentials is None:
+        return grpc.aio.insecure_channel(target, options=options)
+    return grpc.aio.secure_channel(target, credentials, options=options)
+
+
+def open_blocking_channel(address: str, tls: TlsSettings | None) -> grpc.Channel:
+    """:func:`open_channel` for a bot that plays on its own thread, without an event loop."""
+    target, options, credentials = _dial(address, tls)
+    if credentials is None:
+        return grpc.insecure_channel(target, options=options)
+    return grpc.secure_channel(target, credentials, options=options)
+
+
 def read_token(environ: os._Environ[str] | dict[str, str] | None = None) -> str:
     """The seat token from ``SPITE_TOKEN``, else from the file named by ``SPITE_TOKEN_FILE``
     (the bots a referee starts get ``/dev/fd/N``, an inherited pipe, closed once read)."""

@@ -17,6 +17,7 @@ from google.protobuf.message import DecodeError
 
 from spite.v1 import referee_pb2
 from spite_wire.decoding import NotCanonical, decision_from_bytes
+from spite_wire.encoding import varint
 
 from .connection import MAX_NAME_BYTES, PROTOCOL_VERSION, STATUS_MEANINGS, RefereeError, cut_utf8, logger
 from .convert import (action_result_from_proto, action_to_proto, event_from_proto, match_result_from_proto,
@@ -192,15 +193,6 @@ class Session:
         raise RefereeError("the referee closed the stream before the match was over")
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value >= 128:
-        out.append((value & 127) | 128)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
 _MOVE_FIELDS: dict[Move, bytes] = {}
 """An Action's ``move`` field (3) by move: the engine's moves are a small fixed set."""
 
@@ -215,13 +207,13 @@ def action_bytes(decision_id: int, choice: Any, debug: str = "", legal_moves: Se
             part = action_to_proto(0, choice).SerializeToString()
             field = _MOVE_FIELDS[choice] = part
     elif type(choice) is int and not debug and 0 <= choice < 2 ** 32:
-        field = b"\x10" + _varint(choice)
+        field = b"\x10" + varint(choice)
     else:
         data: bytes = referee_pb2.BotMessage(action=action_to_proto(decision_id, choice, debug,
                                                                     legal_moves)).SerializeToString()
         return data
-    body = (b"\x08" + _varint(decision_id) if decision_id else b"") + field
-    return b"\x12" + _varint(len(body)) + body
+    body = (b"\x08" + varint(decision_id) if decision_id else b"") + field
+    return b"\x12" + varint(len(body)) + body
 
 
 def _describe(choice: Any, observation: Observation) -> str:

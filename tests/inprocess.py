@@ -11,10 +11,9 @@ from __future__ import annotations
 import random
 from typing import Callable, Sequence
 
-from spite_sdk import policies
-
 from referee.match import MatchConfig
 from spite_engine import GameState, Move, Observation, Outcome, observe
+from spite_sdk import policies
 
 Strategy = Callable[[Observation, random.Random], Move]
 
