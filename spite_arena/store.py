@@ -763,6 +763,88 @@ class ArenaStore:
             args.append(version_id)
         return [_game(r) for r in self.db.execute(sql + " ORDER BY id DESC LIMIT ?", (*args, limit))]
 
+    def set_spec(self, version_id: int, spec: str) -> None:
+        """Where a version's ``bot.toml`` lives (an upload moves from its staging folder)."""
+        with self.transaction():
+            self.db.execute("UPDATE versions SET spec = ? WHERE id = ?", (spec, version_id))
+
+    def deal_partner(self, game: Game) -> Game | None:
+        """The other half of ``game``'s duplicate deal (the same seeds, seats swapped), if any."""
+        row = self.db.execute("SELECT * FROM games WHERE seed = ? AND bot_seed = ? AND phase = ? AND id != ? "
+                              "ORDER BY id LIMIT 1", (str(game.seed), str(game.bot_seed), game.phase,
+                                                      game.id)).fetchone()
+        return None if row is None else _game(row)
+
+    def deal_over(self, game: Game) -> bool:
+        """Whether ``game`` and the other half of its deal are both over for good: the other
+        half done, or void with a version no longer active (``rerun-void`` never plays it)."""
+        if game.status != "done":
+            return False
+        partner = self.deal_partner(game)
+        if partner is None or partner.status == "done":
+            return True
+        if partner.status != "void":
+            return False
+        active = {v.id for v in self.versions(statuses=("active",))}
+        return not all(v in active for v in partner.versions)
+
+    def game_page(self, *, version_ids: Sequence[int] = (), result: str | None = None, ending: str | None = None,
+                  limit: int = 50, offset: int = 0, phase: str | None = None) -> tuple[list[Game], int]:
+        """Finished games, newest first, filtered: with one of ``version_ids`` in a seat,
+        ``result`` from their side (won, drawn, lost), by ``ending``; one page of them and
+        how many match in all."""
+        sql, args = " FROM games WHERE status = 'done'", list[Any]()
+        if phase:
+            sql += " AND phase = ?"
+            args.append(phase)
+        if ending:
+            sql += " AND ending = ?"
+            args.append(ending)
+        if version_ids:
+            ids = ",".join(str(int(v)) for v in version_ids)
+            seats = f"SELECT s.key FROM json_each(games.versions) s WHERE s.value IN ({ids})"
+            sql += f" AND EXISTS ({seats})"
+            won = f"EXISTS (SELECT 1 FROM json_each(games.winners) w WHERE w.value IN ({seats}))"
+            if result == "won":
+                sql += f" AND {won}"
+            elif result == "drawn":
+                sql += " AND winners = '[]'"
+            elif result == "lost":
+                sql += f" AND winners != '[]' AND NOT {won}"
+        total = int(self.db.execute("SELECT COUNT(*)" + sql, args).fetchone()[0])
+        rows = self.db.execute("SELECT *" + sql + " ORDER BY id DESC LIMIT ? OFFSET ?", (*args, limit, offset))
+        return [_game(r) for r in rows], total
+
+    def records(self, phase: str = "ladder") -> dict[int, tuple[int, int, int]]:
+        """Per version: its finished games won, drawn and lost."""
+        found: dict[int, tuple[int, int, int]] = {}
+        for row in self.db.execute(
+                "SELECT s.value AS vid, SUM(EXISTS (SELECT 1 FROM json_each(g.winners) w WHERE w.value = s.key)) "
+                "AS won, SUM(g.winners = '[]') AS drawn, COUNT(*) AS played FROM games g, json_each(g.versions) s "
+                "WHERE g.status = 'done' AND g.phase = ? GROUP BY s.value", (phase,)):
+            found[int(row["vid"])] = (int(row["won"]), int(row["drawn"]),
+                                      int(row["played"]) - int(row["won"]) - int(row["drawn"]))
+        return found
+
+    def head_to_head(self, version_id: int, phase: str = "ladder") -> dict[int, tuple[int, int, int]]:
+        """Per opponent version: the finished games ``version_id`` won, drew and lost against it."""
+        found: dict[int, tuple[int, int, int]] = {}
+        for row in self.db.execute(
+                "SELECT o.value AS vid, SUM(EXISTS (SELECT 1 FROM json_each(g.winners) w WHERE w.value = s.key)) "
+                "AS won, SUM(g.winners = '[]') AS drawn, COUNT(*) AS played "
+                "FROM games g, json_each(g.versions) s, json_each(g.versions) o "
+                "WHERE g.status = 'done' AND g.phase = ? AND s.value = ? AND o.key != s.key GROUP BY o.value",
+                (phase, version_id)):
+            found[int(row["vid"])] = (int(row["won"]), int(row["drawn"]),
+                                      int(row["played"]) - int(row["won"]) - int(row["drawn"]))
+        return found
+
+    def rating_history(self, version_id: int) -> list[tuple[str, float, float]]:
+        """The version's rating after each of its games, oldest first: ``(finished_at, mu, sigma)``."""
+        return [(r["finished_at"] or "", float(r["mu"]), float(r["sigma"])) for r in self.db.execute(
+            "SELECT g.finished_at, r.mu, r.sigma FROM ratings r JOIN games g ON g.id = r.game_id "
+            "WHERE r.version_id = ? ORDER BY g.id", (version_id,))]
+
     def counts(self) -> dict[str, int]:
         found = {s: 0 for s in ("pending", "running", "done", "void")}
         for row in self.db.execute("SELECT status, COUNT(*) AS n FROM games GROUP BY status"):
