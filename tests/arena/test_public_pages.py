@@ -130,13 +130,14 @@ def test_no_public_answer_holds_a_hidden_card_a_debug_string_or_a_log(deals: lis
             for gid, status in statuses.items():
                 other = partner.get(gid)
                 public = rule == "after_deal" and status == "done" and (other is None or statuses[other] == "done")
-                replay = client.get(f"/api/replays/{gid}")
-                assert replay.status_code == (200 if public else 404), (gid, statuses, partner)
+                answer = client.get(f"/api/replays/{gid}")
+                assert answer.status_code == (200 if public else 404), (gid, statuses, partner)
                 page = answers[f"/games/{gid}"]
                 assert ('id="replay-data"' in page) == public, gid
                 if public:
-                    assert replay.json()["frames"] and all("debug" not in m for m in replay.json()["moves"])
-                    assert all(f.get("hands") for f in replay.json()["frames"])  # omniscient: every hand
+                    view = answer.json()
+                    assert view["frames"] and all("debug" not in m for m in view["moves"])
+                    assert all(f.get("hands") for f in view["frames"])  # omniscient: every hand
                     continue
                 hidden = re.compile(rf"\b{seeds[gid]}\b")  # the deal: every card of the game follows from it
                 for url, text in answers.items():
