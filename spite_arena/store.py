@@ -749,19 +749,11 @@ class ArenaStore:
         row = self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else _game(row)
 
-    def games(self, *, version_id: int | None = None, status: str | None = "done", limit: int = 50,
+    def games(self, *, version_id: int | None = None, status: str = "done", limit: int = 50,
               phase: str | None = None) -> list[Game]:
-        sql, args = "SELECT * FROM games WHERE 1", list[Any]()
-        if status:
-            sql += " AND status = ?"
-            args.append(status)
-        if phase:
-            sql += " AND phase = ?"
-            args.append(phase)
-        if version_id is not None:
-            sql += " AND EXISTS (SELECT 1 FROM json_each(games.versions) WHERE json_each.value = ?)"
-            args.append(version_id)
-        return [_game(r) for r in self.db.execute(sql + " ORDER BY id DESC LIMIT ?", (*args, limit))]
+        """The newest games of a ``status`` (a :meth:`game_page` without its count)."""
+        return self.game_page(version_ids=() if version_id is None else (version_id,), status=status, limit=limit,
+                              phase=phase)[0]
 
     def set_spec(self, version_id: int, spec: str) -> None:
         """Where a version's ``bot.toml`` lives (an upload moves from its staging folder)."""
@@ -789,11 +781,12 @@ class ArenaStore:
         return not all(v in active for v in partner.versions)
 
     def game_page(self, *, version_ids: Sequence[int] = (), result: str | None = None, ending: str | None = None,
-                  limit: int = 50, offset: int = 0, phase: str | None = None) -> tuple[list[Game], int]:
-        """Finished games, newest first, filtered: with one of ``version_ids`` in a seat,
-        ``result`` from their side (won, drawn, lost), by ``ending``; one page of them and
-        how many match in all."""
-        sql, args = " FROM games WHERE status = 'done'", list[Any]()
+                  limit: int = 50, offset: int = 0, phase: str | None = None,
+                  status: str = "done") -> tuple[list[Game], int]:
+        """Games of a ``status`` (finished by default), newest first, filtered: with one of
+        ``version_ids`` in a seat, ``result`` from their side (won, drawn, lost), by
+        ``ending``; one page of them and how many match in all."""
+        sql, args = " FROM games WHERE status = ?", list[Any]([status])
         if phase:
             sql += " AND phase = ?"
             args.append(phase)
@@ -817,24 +810,21 @@ class ArenaStore:
 
     def records(self, phase: str = "ladder") -> dict[int, tuple[int, int, int]]:
         """Per version: its finished games won, drawn and lost."""
-        found: dict[int, tuple[int, int, int]] = {}
-        for row in self.db.execute(
-                "SELECT s.value AS vid, SUM(EXISTS (SELECT 1 FROM json_each(g.winners) w WHERE w.value = s.key)) "
-                "AS won, SUM(g.winners = '[]') AS drawn, COUNT(*) AS played FROM games g, json_each(g.versions) s "
-                "WHERE g.status = 'done' AND g.phase = ? GROUP BY s.value", (phase,)):
-            found[int(row["vid"])] = (int(row["won"]), int(row["drawn"]),
-                                      int(row["played"]) - int(row["won"]) - int(row["drawn"]))
-        return found
+        return self._tally("s.value", "", (phase,))
 
     def head_to_head(self, version_id: int, phase: str = "ladder") -> dict[int, tuple[int, int, int]]:
         """Per opponent version: the finished games ``version_id`` won, drew and lost against it."""
+        return self._tally("o.value", ", json_each(g.versions) o WHERE s.value = ? AND o.key != s.key AND",
+                           (version_id, phase))
+
+    def _tally(self, key: str, join: str, args: tuple[Any, ...]) -> dict[int, tuple[int, int, int]]:
+        """Won, drawn, lost per ``key`` over the finished games of a phase, from seat ``s``'s side."""
         found: dict[int, tuple[int, int, int]] = {}
+        where = join if join else " WHERE"
         for row in self.db.execute(
-                "SELECT o.value AS vid, SUM(EXISTS (SELECT 1 FROM json_each(g.winners) w WHERE w.value = s.key)) "
-                "AS won, SUM(g.winners = '[]') AS drawn, COUNT(*) AS played "
-                "FROM games g, json_each(g.versions) s, json_each(g.versions) o "
-                "WHERE g.status = 'done' AND g.phase = ? AND s.value = ? AND o.key != s.key GROUP BY o.value",
-                (phase, version_id)):
+                "SELECT " + key + " AS vid, SUM(EXISTS (SELECT 1 FROM json_each(g.winners) w WHERE w.value = s.key)) "
+                "AS won, SUM(g.winners = '[]') AS drawn, COUNT(*) AS played FROM games g, json_each(g.versions) s"
+                + where + " g.status = 'done' AND g.phase = ? GROUP BY " + key, args):
             found[int(row["vid"])] = (int(row["won"]), int(row["drawn"]),
                                       int(row["played"]) - int(row["won"]) - int(row["drawn"]))
         return found
