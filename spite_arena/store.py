@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from tournaments.ratings import RatingParams, Ratings, placings
+from tournaments.sqlite_file import StoreError, WriterLock, check_existing, connect
 
 SCHEMA_VERSION = 1
 STORE_FILE = "arena.db"
@@ -115,7 +116,7 @@ ADDED_COLUMNS = (
 )
 
 
-class ArenaStoreError(RuntimeError):
+class ArenaStoreError(StoreError):
     """The store cannot do what was asked; the message says why."""
 
 
@@ -257,30 +258,43 @@ VERSION_SELECT = ("SELECT v.*, e.name AS entrant FROM versions v JOIN entrants e
 class ArenaStore:
     """A connection to ``DATA/arena.db``. ``readonly`` for the web's per-request reads."""
 
-    def __init__(self, data: Path | str, *, readonly: bool = False) -> None:
+    def __init__(self, data: Path | str, *, readonly: bool = False, writer: bool = False) -> None:
+        """``readonly``: the web's per-request reads. ``writer``: the serving process, the one
+        long-lived writer, which holds ``arena.db.lock`` (a second ``spite serve`` over the same
+        data is refused); the organizer's commands write their one row each without it. A
+        damaged or foreign file is refused before anything is written; SQLite's errors are one
+        line each (:mod:`tournaments.sqlite_file`)."""
         self.data = Path(data)
         self.path = self.data / STORE_FILE
+        self._lock: WriterLock | None = None
         if readonly:
             if not self.path.exists():
                 raise ArenaStoreError(f"no arena store at {self.path}")
-            self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=30,
-                                      isolation_level=None, check_same_thread=False)
+            self.db = connect(self.path, f"{self.path.resolve().as_uri()}?mode=ro", ArenaStoreError, any_thread=True)
         else:
             self.data.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("PRAGMA foreign_keys=ON")
-            with self.transaction():
-                lines = [line.split("--", 1)[0] for line in SCHEMA.splitlines()]
-                for statement in "\n".join(lines).split(";"):
-                    if statement.strip():
-                        self.db.execute(statement)
-                self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
-                                (str(SCHEMA_VERSION),))
-                for table, column, declaration in ADDED_COLUMNS:
-                    if column not in {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}:
-                        self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+            check_existing(self.path, ArenaStoreError)
+            if writer:
+                self._lock = WriterLock(self.path)
+            try:
+                self.db = connect(self.path, None, ArenaStoreError, any_thread=True)
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")
+                self.db.execute("PRAGMA foreign_keys=ON")
+                with self.transaction():
+                    lines = [line.split("--", 1)[0] for line in SCHEMA.splitlines()]
+                    for statement in "\n".join(lines).split(";"):
+                        if statement.strip():
+                            self.db.execute(statement)
+                    self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+                                    (str(SCHEMA_VERSION),))
+                    for table, column, declaration in ADDED_COLUMNS:
+                        if column not in {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}:
+                            self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+            except BaseException:
+                if self._lock is not None:
+                    self._lock.release()
+                raise
         self.db.row_factory = sqlite3.Row
         version = self.meta("schema_version")
         if version != str(SCHEMA_VERSION):
@@ -288,6 +302,9 @@ class ArenaStore:
 
     def close(self) -> None:
         self.db.close()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def __enter__(self) -> ArenaStore:
         return self
