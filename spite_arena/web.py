@@ -53,7 +53,7 @@ from referee import replay as replay_file
 from referee.manifest import BotManifest
 from spite_web import charts, site
 from spite_web.replay_view import ViewError, viewer_data
-from tournaments.queries import ENDINGS, RESULTS, BadQuery, GameFilter, RatingPoint
+from tournaments.queries import ENDINGS, RESULTS, BadQuery, GameFilter, Queries, QueryError, RatingPoint
 from tournaments.ratings import Rating, board_order, wilson
 
 from .config import Competition
@@ -299,7 +299,7 @@ def bearer(request: Request) -> str:
     return header[7:].strip()
 
 
-NAV = (("/", "Ladder"), ("/games", "Games"), ("/me", "My bots"), ("/api/leaderboard", "API"))
+NAV = (("/", "Ladder"), ("/games", "Games"), ("/finals", "Finals"), ("/me", "My bots"), ("/api/leaderboard", "API"))
 
 
 def page(name: str, request: Request, status_code: int = 200, **context: Any) -> Response:
@@ -490,6 +490,85 @@ async def api_replay(request: Request) -> Response:
                 store, game, Tier.PUBLIC, ctx(request).service.competition.replays).why_not)
     return JSONResponse(data)
 
+
+
+# -- the finals (public once finished: its seed is then revealed) --------------------------
+
+
+def finals_over(request: Request) -> Queries | None:
+    """The finals' store (``DATA/finals.db``) opened read-only, if its latest tournament is
+    finished -- its committed seed can then be revealed, and its games are all over. None
+    before (no finals, or finals in play: nothing of them is public)."""
+    path = ctx(request).data / "finals.db"
+    if not path.is_file():
+        return None
+    try:
+        queries = Queries.open(path)
+    except QueryError:
+        return None
+    try:
+        if queries.tournament().status == "finished":
+            return queries
+    except QueryError:
+        pass
+    queries.close()
+    return None
+
+
+def finals_view(queries: Queries) -> dict[str, Any]:
+    board = queries.leaderboard()
+    tid = board.tournament.id
+    games = queries.games(GameFilter(tournament=tid, limit=1000)).games
+    return {"tournament": board.tournament, "meta": board.meta, "rows": board.board(),
+            "games": [{**g.as_dict(), "url": f"/finals/replays/{g.match_id}/{g.game_number}" if g.has_replay else None}
+                      for g in games]}
+
+
+async def finals_page(request: Request) -> Response:
+    queries = finals_over(request)
+    if queries is None:
+        return page("finals.html", request, view=None)
+    with queries:
+        view = finals_view(queries)
+    return page("finals.html", request, view=view)
+
+
+async def api_finals(request: Request) -> Response:
+    queries = finals_over(request)
+    if queries is None:
+        raise HTTPException(404, "the finals are not over: their results are public once they end")
+    with queries:
+        view = finals_view(queries)
+    return JSONResponse({**view["meta"], "leaderboard": view["rows"], "games": view["games"]})
+
+
+def finals_replay(request: Request) -> dict[str, Any]:
+    """A finals game's omniscient replay, without any debug string (the finals are over)."""
+    queries = finals_over(request)
+    if queries is None:
+        raise HTTPException(404, "the finals are not over: their replays are public once they end")
+    mid, number = request.path_params["mid"], request.path_params["game"]
+    try:
+        with queries:
+            ref = queries.replay(mid, number)
+        return viewer_data(replay_file.load(ref.path), as_seat_of(request), source=f"finals, match {mid}, game {number}",
+                           debug=False)
+    except QueryError as error:
+        raise HTTPException(404, str(error).split(" in /")[0]) from None
+    except replay_file.ReplayError:
+        raise HTTPException(404, f"no readable replay of finals match {mid}, game {number}") from None
+    except ViewError as error:
+        raise HTTPException(400, str(error)) from None
+
+
+async def finals_replay_page(request: Request) -> Response:
+    data = finals_replay(request)
+    mid, number = request.path_params["mid"], request.path_params["game"]
+    return page("ladder_game.html", request, g=None, data=data, why="", api=f"/api/finals/replays/{mid}/{number}")
+
+
+async def api_finals_replay(request: Request) -> Response:
+    return JSONResponse(finals_replay(request))
 
 # -- entrants and the organizer ---------------------------------------------------------
 
@@ -803,6 +882,10 @@ def create_app(service: Host) -> Starlette:
         Route("/api/games/{gid:id}", api_game),
         Route("/api/replays/{gid:id}", api_replay),
         Route("/api/bots/{vid:id}", api_bot),
+        Route("/finals", finals_page),
+        Route("/finals/replays/{mid:id}/{game:id}", finals_replay_page),
+        Route("/api/finals", api_finals),
+        Route("/api/finals/replays/{mid:id}/{game:id}", api_finals_replay),
         Route("/api/me", api_me),
         Route("/api/me/games", api_my_games),
         Route("/api/me/versions/{vid:id}", api_my_version),
