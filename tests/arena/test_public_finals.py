@@ -48,8 +48,8 @@ def test_the_finals_are_public_once_finished_and_never_show_a_debug_string(tmp_p
     assert {r["name"] for r in answer["leaderboard"]} == {"greedy", "naive"}
     watch = [g["url"] for g in answer["games"] if g["url"]]
     assert watch and f'href="{watch[0]}"' in page
-    replay = client.get(watch[0])
-    assert replay.status_code == 200 and 'id="replay-data"' in replay.text and "dbg-seat" not in replay.text
+    shown = client.get(watch[0])
+    assert shown.status_code == 200 and 'id="replay-data"' in shown.text and "dbg-seat" not in shown.text
     view = client.get("/api" + watch[0]).json()
     assert view["frames"] and all("debug" not in m for m in view["moves"])
     assert "dbg-seat" not in client.get("/api" + watch[0] + "?as_seat=0").text
