@@ -133,7 +133,7 @@ def page(browser: object, request: pytest.FixtureRequest) -> Iterator[object]:
     opened = context.new_page()
     # every wait for the page waits for a condition; this is its cap, not a speed check
     # (the suite beside 8 busy processes makes pages slow, never wrong)
-    opened.set_default_timeout(PAGE_WAIT_MS)  # type: ignore[attr-defined]
+    opened.set_default_timeout(PAGE_WAIT_MS)
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
     opened.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
