@@ -46,7 +46,7 @@ def test_the_ladder_leaderboard_updates_while_games_are_played(tmp_path: Path, c
         page.wait_for_function(f"({total}) >= {first} + 4 && document.querySelectorAll('#ladder tbody tr').length == 2",
                                timeout=300_000)
         assert page.evaluate("window.notReloaded") is True
-        names = page.locator("#ladder tbody tr td:nth-child(2)").all_text_contents()
+        names = page.locator("#ladder tbody tr a.bot").all_text_contents()
         assert sorted(names) == ["greedy", "naive"]
         assert int(page.locator("#games-done").text_content() or "0") > 0
         page.wait_for_function("document.querySelectorAll('#latest tbody tr').length > 0")
