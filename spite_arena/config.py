@@ -125,10 +125,13 @@ class Competition:
     """Open registration with this code (None: only the organizer adds entrants)."""
     tls: tuple[Path, Path] | None = None
     """The gRPC endpoint's certificate and key (PEM), or None for plaintext."""
+    replays: str = "after_deal"
+    """``[web] replays``: when the public may watch a game (docs/hosting.md): ``after_deal``, once
+    it and the other half of its duplicate deal are both over; ``never``, owners and organizer only."""
 
 
 _KNOWN = {"name", "rules", "house_bots", "parallel", "placement_games", "duplicate", "policy", "time_control",
-          "rating", "limits", "finals", "tls", "registration", "build"}
+          "rating", "limits", "finals", "tls", "registration", "build", "web"}
 
 
 def _int(file: Path, where: str, value: Any, low: int, high: int) -> int:
@@ -199,6 +202,9 @@ def _competition(data: dict[str, Any], file: Path) -> Competition:
         if not all(isinstance(tls_table.get(k), str) for k in ("cert", "key")):
             raise CompetitionError(f"{file}: [tls] needs both 'cert' and 'key' (paths to PEM files)")
         tls = ((file.parent / tls_table["cert"]).resolve(), (file.parent / tls_table["key"]).resolve())
+    replays = table(data, "web", {"replays"}).get("replays", "after_deal")
+    if replays not in ("after_deal", "never"):
+        raise CompetitionError(f"{file}: field 'web.replays' must be \"after_deal\" or \"never\"")
     duplicate = data.get("duplicate", True)
     if not isinstance(duplicate, bool):
         raise CompetitionError(f"{file}: field 'duplicate' must be true or false")
@@ -207,4 +213,4 @@ def _competition(data: dict[str, Any], file: Path) -> Competition:
         house_bots=resolved, parallel=_int(file, "parallel", data.get("parallel", 2), 1, 256),
         placement_games=_int(file, "placement_games", data.get("placement_games", 6), 0, 1000),
         policy=policy, time_control=time_control, rating=rating, limits=limits, finals=finals,
-        build=build, invite_code=invite, tls=tls)
+        build=build, invite_code=invite, tls=tls, replays=replays)

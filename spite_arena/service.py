@@ -64,7 +64,7 @@ class Service:
         self.scheduler = scheduler
         split_address(grpc_listen, "--grpc")
         self.grpc_listen = grpc_listen
-        self.store = ArenaStore(data)
+        self.store = ArenaStore(data, writer=True)  # the one long-lived writer: a second spite serve here is refused
         self.store.recover_uploads()  # before the web face takes new ones
         self.admin_token = admin_token(data)
         self.ladder: Ladder | None = None

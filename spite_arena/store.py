@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from tournaments.ratings import RatingParams, Ratings, placings
+from tournaments.sqlite_file import StoreError, WriterLock, check_existing, connect
 
 SCHEMA_VERSION = 1
 STORE_FILE = "arena.db"
@@ -115,7 +116,7 @@ ADDED_COLUMNS = (
 )
 
 
-class ArenaStoreError(RuntimeError):
+class ArenaStoreError(StoreError):
     """The store cannot do what was asked; the message says why."""
 
 
@@ -257,30 +258,43 @@ VERSION_SELECT = ("SELECT v.*, e.name AS entrant FROM versions v JOIN entrants e
 class ArenaStore:
     """A connection to ``DATA/arena.db``. ``readonly`` for the web's per-request reads."""
 
-    def __init__(self, data: Path | str, *, readonly: bool = False) -> None:
+    def __init__(self, data: Path | str, *, readonly: bool = False, writer: bool = False) -> None:
+        """``readonly``: the web's per-request reads. ``writer``: the serving process, the one
+        long-lived writer, which holds ``arena.db.lock`` (a second ``spite serve`` over the same
+        data is refused); the organizer's commands write their one row each without it. A
+        damaged or foreign file is refused before anything is written; SQLite's errors are one
+        line each (:mod:`tournaments.sqlite_file`)."""
         self.data = Path(data)
         self.path = self.data / STORE_FILE
+        self._lock: WriterLock | None = None
         if readonly:
             if not self.path.exists():
                 raise ArenaStoreError(f"no arena store at {self.path}")
-            self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=30,
-                                      isolation_level=None, check_same_thread=False)
+            self.db = connect(self.path, f"{self.path.resolve().as_uri()}?mode=ro", ArenaStoreError, any_thread=True)
         else:
             self.data.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("PRAGMA foreign_keys=ON")
-            with self.transaction():
-                lines = [line.split("--", 1)[0] for line in SCHEMA.splitlines()]
-                for statement in "\n".join(lines).split(";"):
-                    if statement.strip():
-                        self.db.execute(statement)
-                self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
-                                (str(SCHEMA_VERSION),))
-                for table, column, declaration in ADDED_COLUMNS:
-                    if column not in {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}:
-                        self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+            check_existing(self.path, ArenaStoreError)
+            if writer:
+                self._lock = WriterLock(self.path)
+            try:
+                self.db = connect(self.path, None, ArenaStoreError, any_thread=True)
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")
+                self.db.execute("PRAGMA foreign_keys=ON")
+                with self.transaction():
+                    lines = [line.split("--", 1)[0] for line in SCHEMA.splitlines()]
+                    for statement in "\n".join(lines).split(";"):
+                        if statement.strip():
+                            self.db.execute(statement)
+                    self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+                                    (str(SCHEMA_VERSION),))
+                    for table, column, declaration in ADDED_COLUMNS:
+                        if column not in {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}:
+                            self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+            except BaseException:
+                if self._lock is not None:
+                    self._lock.release()
+                raise
         self.db.row_factory = sqlite3.Row
         version = self.meta("schema_version")
         if version != str(SCHEMA_VERSION):
@@ -288,6 +302,9 @@ class ArenaStore:
 
     def close(self) -> None:
         self.db.close()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def __enter__(self) -> ArenaStore:
         return self
@@ -749,19 +766,91 @@ class ArenaStore:
         row = self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else _game(row)
 
-    def games(self, *, version_id: int | None = None, status: str | None = "done", limit: int = 50,
+    def games(self, *, version_id: int | None = None, status: str = "done", limit: int = 50,
               phase: str | None = None) -> list[Game]:
-        sql, args = "SELECT * FROM games WHERE 1", list[Any]()
-        if status:
-            sql += " AND status = ?"
-            args.append(status)
+        """The newest games of a ``status`` (a :meth:`game_page` without its count)."""
+        return self.game_page(version_ids=() if version_id is None else (version_id,), status=status, limit=limit,
+                              phase=phase)[0]
+
+    def set_spec(self, version_id: int, spec: str) -> None:
+        """Where a version's ``bot.toml`` lives (an upload moves from its staging folder)."""
+        with self.transaction():
+            self.db.execute("UPDATE versions SET spec = ? WHERE id = ?", (spec, version_id))
+
+    def deal_partner(self, game: Game) -> Game | None:
+        """The other half of ``game``'s duplicate deal (the same seeds, seats swapped), if any."""
+        row = self.db.execute("SELECT * FROM games WHERE seed = ? AND bot_seed = ? AND phase = ? AND id != ? "
+                              "ORDER BY id LIMIT 1", (str(game.seed), str(game.bot_seed), game.phase,
+                                                      game.id)).fetchone()
+        return None if row is None else _game(row)
+
+    def deal_over(self, game: Game) -> bool:
+        """Whether ``game`` and the other half of its deal are both over for good: the other
+        half done, or void with a version no longer active (``rerun-void`` never plays it)."""
+        if game.status != "done":
+            return False
+        partner = self.deal_partner(game)
+        if partner is None or partner.status == "done":
+            return True
+        if partner.status != "void":
+            return False
+        active = {v.id for v in self.versions(statuses=("active",))}
+        return not all(v in active for v in partner.versions)
+
+    def game_page(self, *, version_ids: Sequence[int] = (), result: str | None = None, ending: str | None = None,
+                  limit: int = 50, offset: int = 0, phase: str | None = None,
+                  status: str = "done") -> tuple[list[Game], int]:
+        """Games of a ``status`` (finished by default), newest first, filtered: with one of
+        ``version_ids`` in a seat, ``result`` from their side (won, drawn, lost), by
+        ``ending``; one page of them and how many match in all."""
+        sql, args = " FROM games WHERE status = ?", list[Any]([status])
         if phase:
             sql += " AND phase = ?"
             args.append(phase)
-        if version_id is not None:
-            sql += " AND EXISTS (SELECT 1 FROM json_each(games.versions) WHERE json_each.value = ?)"
-            args.append(version_id)
-        return [_game(r) for r in self.db.execute(sql + " ORDER BY id DESC LIMIT ?", (*args, limit))]
+        if ending:
+            sql += " AND ending = ?"
+            args.append(ending)
+        if version_ids:
+            ids = ",".join(str(int(v)) for v in version_ids)
+            seats = f"SELECT s.key FROM json_each(games.versions) s WHERE s.value IN ({ids})"
+            sql += f" AND EXISTS ({seats})"
+            won = f"EXISTS (SELECT 1 FROM json_each(games.winners) w WHERE w.value IN ({seats}))"
+            if result == "won":
+                sql += f" AND {won}"
+            elif result == "drawn":
+                sql += " AND winners = '[]'"
+            elif result == "lost":
+                sql += f" AND winners != '[]' AND NOT {won}"
+        total = int(self.db.execute("SELECT COUNT(*)" + sql, args).fetchone()[0])
+        rows = self.db.execute("SELECT *" + sql + " ORDER BY id DESC LIMIT ? OFFSET ?", (*args, limit, offset))
+        return [_game(r) for r in rows], total
+
+    def records(self, phase: str = "ladder") -> dict[int, tuple[int, int, int]]:
+        """Per version: its finished games won, drawn and lost."""
+        return self._tally("s.value", "", (phase,))
+
+    def head_to_head(self, version_id: int, phase: str = "ladder") -> dict[int, tuple[int, int, int]]:
+        """Per opponent version: the finished games ``version_id`` won, drew and lost against it."""
+        return self._tally("o.value", ", json_each(g.versions) o WHERE s.value = ? AND o.key != s.key AND",
+                           (version_id, phase))
+
+    def _tally(self, key: str, join: str, args: tuple[Any, ...]) -> dict[int, tuple[int, int, int]]:
+        """Won, drawn, lost per ``key`` over the finished games of a phase, from seat ``s``'s side."""
+        found: dict[int, tuple[int, int, int]] = {}
+        where = join if join else " WHERE"
+        for row in self.db.execute(
+                "SELECT " + key + " AS vid, SUM(EXISTS (SELECT 1 FROM json_each(g.winners) w WHERE w.value = s.key)) "
+                "AS won, SUM(g.winners = '[]') AS drawn, COUNT(*) AS played FROM games g, json_each(g.versions) s"
+                + where + " g.status = 'done' AND g.phase = ? GROUP BY " + key, args):
+            found[int(row["vid"])] = (int(row["won"]), int(row["drawn"]),
+                                      int(row["played"]) - int(row["won"]) - int(row["drawn"]))
+        return found
+
+    def rating_history(self, version_id: int) -> list[tuple[str, float, float]]:
+        """The version's rating after each of its games, oldest first: ``(finished_at, mu, sigma)``."""
+        return [(r["finished_at"] or "", float(r["mu"]), float(r["sigma"])) for r in self.db.execute(
+            "SELECT g.finished_at, r.mu, r.sigma FROM ratings r JOIN games g ON g.id = r.game_id "
+            "WHERE r.version_id = ? ORDER BY g.id", (version_id,))]
 
     def counts(self) -> dict[str, int]:
         found = {s: 0 for s in ("pending", "running", "done", "void")}

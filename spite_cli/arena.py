@@ -177,7 +177,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     from spite_arena.web import board_rows
 
     with _store(args) as store:
-        rows = board_rows(store.versions(statuses=("active",)))
+        rows = board_rows(store.versions(statuses=("active",)), store.records())
         counts, paused = store.counts(), store.paused
     workers = _workers(args) if args.server else None
     if args.json:

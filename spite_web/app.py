@@ -15,49 +15,21 @@ from pathlib import Path
 from typing import Any, Callable
 
 from starlette.applications import Starlette
-from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
-from starlette.templating import Jinja2Templates
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
 
 from referee import replay as replay_file
 from tournaments.queries import ENDINGS, RESULTS, BadQuery, GameFilter, NotFound, Queries, QueryError
 
-from . import charts
+from . import charts, site
+from .site import number_too_large
 from .replay_view import ViewError, viewer_data
 
-class RowId(Convertor[int]):
-    """A path segment that is a row id: 1 to 18 digits, so it always fits SQLite's 64-bit
-    integers. A longer number matches no route (404) instead of overflowing in a query (500)."""
-
-    regex = "[0-9]{1,18}"
-
-    def convert(self, value: str) -> int:
-        return int(value)
-
-    def to_string(self, value: int) -> str:
-        return str(int(value))
-
-
-register_url_convertor("id", RowId())  # {name:id} in the routes of spite web and spite serve
-
-
-async def number_too_large(request: Request, error: Exception) -> Response:
-    """A number in the query that SQLite cannot hold (``offset=2**70``): 400, not a traceback."""
-    message = "a number in the request is too large (at most 2^63 - 1)"
-    if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": message, "status": 400}, status_code=400)
-    return PlainTextResponse(message, status_code=400)
-
-
-HERE = Path(__file__).resolve().parent
 MATCH_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 LOG_TAIL_BYTES = 256 * 1024
-templates = Jinja2Templates(directory=str(HERE / "templates"))
-templates.env.filters["tojson_script"] = lambda value: json.dumps(value).replace("<", "\\u003c")
+templates = site.templates()
 
 
 def create_app(db: Path | str, *, referee: str | None = None, admin_token: str | None = None) -> Starlette:
@@ -218,7 +190,7 @@ def create_app(db: Path | str, *, referee: str | None = None, admin_token: str |
         Route("/latest", _latest(queries)),
         Route("/live/{match}", live_page),
         Route("/api/live/{match}", api_live),
-        Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
+        site.static_files(),
     ]
 
     async def query_error(request: Request, error: Exception) -> Response:

@@ -49,9 +49,10 @@ def viewer_rules(rules: RuleSet) -> dict[str, Any]:
             "wild": sorted(rules.wild_ranks), "deck": rules.deck, "open_stock": rules.open_stock}
 
 
-def viewer_data(replay: Replay, as_seat: int | None = None, *, source: str = "") -> dict[str, Any]:
+def viewer_data(replay: Replay, as_seat: int | None = None, *, source: str = "", debug: bool = True) -> dict[str, Any]:
     """Everything the viewer needs, JSON-ready: header, one frame per step (before each
-    move, and the end), the moves with their time and (allowed) debug strings, the outcome."""
+    move, and the end), the moves with their time and (allowed) debug strings, the outcome.
+    ``debug`` False leaves every debug string out (the public's view of a ladder game)."""
     record = replay.record
     rules = record.rules
     if as_seat is not None and not 0 <= as_seat < rules.players:
@@ -65,7 +66,7 @@ def viewer_data(replay: Replay, as_seat: int | None = None, *, source: str = "")
         frames.append(frame(state, as_seat))
         meta = move_meta[step] if step < len(move_meta) else {}
         entry: dict[str, Any] = {"seat": seat, "move": str(move), "turn": state.turn, "us": meta.get("us")}
-        if meta.get("debug"):
+        if debug and meta.get("debug"):
             entry["debug"] = str(meta["debug"])
         moves.append(entry)
         state.apply(move)

@@ -12,16 +12,17 @@ from pathlib import Path
 
 from referee.replay import Replay
 
-from .app import HERE, templates
+from .app import templates
 from .replay_view import viewer_data
+from .site import STATIC
 
 
 def render_html(replay: Replay, title: str, as_seat: int | None = None) -> str:
     """The page as text; ``as_seat`` K writes only what seat K saw (no omniscient view in it)."""
     data = viewer_data(replay, as_seat, source=title)
     return templates.env.get_template("standalone.html").render(
-        data=data, title=title, css=(HERE / "static" / "site.css").read_text(),
-        js=(HERE / "static" / "viewer.js").read_text())
+        data=data, title=title, css=(STATIC / "site.css").read_text(),
+        js=(STATIC / "viewer.js").read_text())
 
 
 def write_html(replay: Replay, out: Path, title: str, as_seat: int | None = None) -> Path:

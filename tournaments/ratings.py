@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import trueskill
 
@@ -65,6 +65,12 @@ class Rating:
     def conservative(self) -> float:
         """mu - 3 sigma: the leaderboard's order (a bot must prove itself to rank high)."""
         return self.mu - 3 * self.sigma
+
+
+def board_order(rating: Rating, tie: Any) -> tuple[float, float, Any]:
+    """The one leaderboard order, of a league's entrants and a ladder's versions alike: best
+    first by mu - 3 sigma, then mu, then ``tie`` (a name, a version id) ascending."""
+    return (-rating.conservative, -rating.mu, tie)
 
 
 def placings(entrants: Sequence[str], points: Sequence[int]) -> dict[str, int]:
@@ -108,8 +114,7 @@ class Ratings:
 
     def leaderboard(self) -> list[tuple[str, Rating]]:
         """Entrants best first, by mu - 3 sigma (then mu, then name)."""
-        return sorted(((n, self.get(n)) for n in self._ratings),
-                      key=lambda item: (-item[1].conservative, -item[1].mu, item[0]))
+        return sorted(((n, self.get(n)) for n in self._ratings), key=lambda item: board_order(item[1], item[0]))
 
     def p_better(self, a: str, b: str) -> float:
         """P(mu_a > mu_b) from the two posteriors: Phi((mu_a - mu_b) / sqrt(sigma_a^2 + sigma_b^2))."""

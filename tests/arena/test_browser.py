@@ -1,4 +1,5 @@
-"""The ladder's leaderboard in headless Chromium: it updates while games are played, with no reload."""
+"""The ladder in headless Chromium at 1280x800 and a 390x844 phone: the leaderboard updates while games
+are played, a spectator watches a game, an entrant uploads and watches their own, the organizer's panel."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.web.conftest import CHROMIUM, need_chromium, screenshot
+from tests.web.conftest import CHROMIUM, PHONE, need_chromium, phone_widths, screenshot
 
 from .conftest import running_arena
 
@@ -45,7 +46,7 @@ def test_the_ladder_leaderboard_updates_while_games_are_played(tmp_path: Path, c
         page.wait_for_function(f"({total}) >= {first} + 4 && document.querySelectorAll('#ladder tbody tr').length == 2",
                                timeout=300_000)
         assert page.evaluate("window.notReloaded") is True
-        names = page.locator("#ladder tbody tr td:nth-child(2)").all_text_contents()
+        names = page.locator("#ladder tbody tr a.bot").all_text_contents()
         assert sorted(names) == ["greedy", "naive"]
         assert int(page.locator("#games-done").text_content() or "0") > 0
         page.wait_for_function("document.querySelectorAll('#latest tbody tr').length > 0")
@@ -54,14 +55,76 @@ def test_the_ladder_leaderboard_updates_while_games_are_played(tmp_path: Path, c
         assert not errors, errors
 
 
-def test_an_entrant_sees_their_own_bots_logs_and_view_on_the_me_page(tmp_path: Path, chromium: Any) -> None:
+DIARIST = Path(__file__).parent / "bots" / "diarist"
+
+
+def public_game(arena: Any) -> int:
+    """A finished game whose replay is public (it and its deal's other half are over)."""
+    def found() -> int | None:
+        for game in arena.get("/api/games?limit=50")[1]["games"]:
+            if arena.get(f"/api/games/{game['id']}")[1]["replay"]:
+                return int(game["id"])
+        return None
+    return int(arena.wait_for("a public replay", found, timeout=300))
+
+
+def test_a_spectator_goes_from_the_leaderboard_to_a_bot_to_a_game_and_steps_its_replay(tmp_path: Path,
+                                                                                         chromium: Any) -> None:
     with running_arena(tmp_path, HOUSE) as arena:
-        key = arena.add_entrant("zoe")
-        arena.remote_bot("random", key)
-        arena.wait_for("zoe's games", lambda: [r for r in arena.get("/api/leaderboard")[1]
-                                               if r["entrant"] == "zoe" and r["games"] >= 2])
-        page = chromium.new_page()
+        gid = public_game(arena)
+        game = arena.get(f"/api/games/{gid}")[1]
+        page = chromium.new_page(viewport={"width": 1280, "height": 800})
         page.set_default_timeout(180_000)  # a cap on every wait for a condition, not a speed check
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(arena.url + "/")
+        page.click(f"#ladder tr[data-id='{game['versions'][0]}'] a.bot")
+        page.wait_for_selector("#opponents")
+        assert "W–D–L" in (page.text_content(".stats") or "")
+        assert page.locator("svg.chart").count() == 1  # the rating chart
+        page.goto(arena.url + f"/games?bot={game['versions'][0]}&limit=500")
+        page.click(f"tr[data-game='{gid}'] a.watch")
+        page.wait_for_selector("#viewer[data-ready=true]")
+        assert page.url.endswith(f"/games/{gid}")
+        first = page.text_content("#v-step")
+        for _ in range(3):
+            page.click("#v-next")
+        assert page.text_content("#v-step") != first
+        assert page.locator("#v-moves li.played").count() == 3
+        assert page.locator("#v-moves .debug").count() == 0  # never a debug string in public
+        assert page.locator(".seat .hand .card:not(.back)").count() > 0  # the omniscient view: the hands
+        screenshot(page, "arena-game")
+        widths = phone_widths(chromium, arena.url, ["/", f"/bots/{game['versions'][0]}", "/games",
+                                                    f"/games?bot={game['versions'][1]}", f"/games/{gid}",
+                                                    "/me", "/admin", "/games/999999"])
+        assert all(width <= 390 for width, _ in widths.values()), widths
+        phone = chromium.new_context(**PHONE).new_page()
+        phone.goto(arena.url + "/")
+        screenshot(phone, "arena-phone")
+        phone.goto(arena.url + f"/games/{gid}")
+        phone.wait_for_selector("#viewer[data-ready=true]")
+        screenshot(phone, "arena-game-phone")
+        assert not errors, errors
+
+
+def bundle(directory: Path) -> Path:
+    import tarfile
+
+    out = directory / "diarist.tar.gz"
+    with tarfile.open(out, "w:gz") as tar:
+        for name in ("bot.py", "bot.toml"):
+            tar.add(DIARIST / name, arcname=name)
+    return out
+
+
+def test_an_entrant_uploads_from_the_browser_and_watches_their_game_with_their_own_debug_and_log(
+        tmp_path: Path, chromium: Any) -> None:
+    competition = f'name = "diary-ladder"\nhouse_bots = ["{DIARIST / "rival.toml"}"]\nparallel = 1\n' \
+                  "[limits]\nrequests_per_minute = 10000\n"
+    with running_arena(tmp_path, competition) as arena:
+        key = arena.add_entrant("zoe")
+        page = chromium.new_page(viewport={"width": 1280, "height": 800})
+        page.set_default_timeout(300_000)  # a cap on every wait for a condition, not a speed check
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(arena.url + "/me")
@@ -71,13 +134,35 @@ def test_an_entrant_sees_their_own_bots_logs_and_view_on_the_me_page(tmp_path: P
         assert "unknown key" in (page.text_content("#problem") or "")
         page.fill("#key", key)
         page.click("#login button")
-        page.wait_for_selector("#games tbody tr a.log")
+        page.wait_for_selector("#panel:not([hidden])")
+        page.set_input_files("#bundle", str(bundle(tmp_path)))
+        page.click("#upload button")
+        page.wait_for_function("document.querySelector('#uploaded').textContent.includes('checking')")
+        arena.wait_for("zoe's games", lambda: [r for r in arena.get("/api/leaderboard")[1]
+                                               if r["entrant"] == "zoe" and r["games"] >= 2], timeout=600)
+        page.reload()
+        page.wait_for_selector("#games tbody tr a.view")
         assert page.text_content("#who") == "zoe"
-        assert "remote" in (page.text_content("#versions tbody") or "")
+        assert "diarist" in (page.text_content("#versions tbody") or "")
+        page.select_option("#filters select[name=result]", "won")
+        page.wait_for_function("document.querySelector('#my-count').textContent.length > 0")
+        page.select_option("#filters select[name=result]", "")
+        page.wait_for_selector("#games tbody tr a.view")
         page.click("#games tbody tr a.view")
-        page.wait_for_selector("#shown:not([hidden])")
-        assert "as seat" in (page.text_content("#shown") or "")
-        screenshot(page, "arena-me")
+        page.wait_for_selector("#viewer[data-ready=true]")
+        seat = int(page.evaluate("window.spiteViewer.data().view"))
+        page.wait_for_function("document.querySelector('#log').textContent.length > 0")
+        moves, log = page.text_content("#v-moves") or "", page.text_content("#log") or ""
+        assert "diarist-debug" in moves and "rival-debug" not in moves
+        assert "diarist-log" in log and "rival-log" not in log
+        assert page.locator(f".seat[data-seat='{1 - seat}'] .hand .card:not(.back)").count() == 0  # not its hand
+        screenshot(page, "arena-me-game")
+        me_game = page.url.removeprefix(arena.url)
+        widths = phone_widths(chromium, arena.url, ["/me", me_game], key=key)
+        assert all(width <= 390 for width, _ in widths.values()), widths
+        public = page.url.replace(me_game, "/games/" + me_game.split("/")[3])
+        page.goto(public)
+        assert "-debug" not in (page.content()) and "-log:" not in page.content()
         assert not errors, errors
 
 

@@ -133,13 +133,39 @@ def page(browser: object, request: pytest.FixtureRequest) -> Iterator[object]:
     opened = context.new_page()
     # every wait for the page waits for a condition; this is its cap, not a speed check
     # (the suite beside 8 busy processes makes pages slow, never wrong)
-    opened.set_default_timeout(PAGE_WAIT_MS)  # type: ignore[attr-defined]
+    opened.set_default_timeout(PAGE_WAIT_MS)
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
     opened.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     yield opened
     context.close()
     assert not errors, f"the page logged errors: {errors}"
+
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+"""A phone's viewport, with mobile emulation (Playwright's ``new_context`` options)."""
+TOO_WIDE = """() => Array.from(document.querySelectorAll("body *"))
+  .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+  .slice(0, 6).map((e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className ? "." + e.className : ""))"""
+
+
+def phone_widths(browser: Any, url: str, paths: list[str], key: str = "") -> dict[str, tuple[int, list[str]]]:
+    """Each page's ``document.documentElement.scrollWidth`` at :data:`PHONE`, with the first
+    elements that stick out past the screen (for the failure's message); ``key`` is put in
+    the tab first, as the ladder's /me does."""
+    context = browser.new_context(**PHONE)
+    page = context.new_page()
+    page.set_default_timeout(PAGE_WAIT_MS)
+    if key:
+        page.goto(url + "/me")
+        page.evaluate(f"sessionStorage.setItem('spite-key', {key!r})")
+    widths = {}
+    for path in paths:
+        page.goto(url + path)
+        page.wait_for_load_state("networkidle")
+        widths[path] = (int(page.evaluate("document.documentElement.scrollWidth")), page.evaluate(TOO_WIDE))
+    context.close()
+    return widths
 
 
 def screenshot(page: object, name: str) -> Path:

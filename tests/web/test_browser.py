@@ -21,7 +21,7 @@ from spite_engine import GameState
 from spite_cli.main import main
 from tournaments.queries import Queries
 
-from .conftest import League, debug_string, screenshot, serve
+from .conftest import PHONE, League, debug_string, phone_widths, screenshot, serve
 
 Page = Any
 FANNED = 8
@@ -291,3 +291,23 @@ def test_the_viewer_draws_other_rule_sets_as_the_engine_has_them(spec: str, page
         if step < steps:
             replayed.apply(record.moves[step][1])
     screenshot(page, f"viewer-{spec}")
+
+
+def test_every_league_page_fits_a_phone(league: League, server: str, browser: Any) -> None:
+    """At 390x844 with mobile emulation no page scrolls sideways: tables drop their minor
+    columns and wrap, the viewer's table and controls stack."""
+    with Queries.open(league.db) as q:
+        tournament = q.tournament()
+        bot = q.leaderboard(tournament.id).rows[0].name
+    mid, game = league.debug_replay
+    widths = phone_widths(browser, server, [
+        "/", f"/tournaments/{tournament.id}", f"/tournaments/{tournament.id}/bots/{bot}",
+        f"/games?bot={bot}&result=lost", f"/replays/{mid}/{game}", f"/replays/{mid}/{game}?as_seat=1",
+        "/tournaments/999999"])
+    assert all(width <= 390 for width, _ in widths.values()), widths
+    context = browser.new_context(**PHONE)
+    phone = context.new_page()
+    phone.goto(server + f"/replays/{mid}/{game}")
+    phone.wait_for_selector("#viewer[data-ready=true]")
+    screenshot(phone, "league-replay-phone")
+    context.close()

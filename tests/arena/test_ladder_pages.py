@@ -1,0 +1,69 @@
+"""The ladder's public numbers and lists, over a real arena store: W/D/L and win rate on the
+board (in the league's order), a remote bot's presence, head-to-head, rating history, the
+games list's filters and paging, and a one-line 400 for every filter it does not take."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from spite_arena.config import load_competition
+from spite_arena.store import ArenaStore
+from spite_arena.web import create_app
+from tournaments.ratings import RatingParams
+
+from .test_public_pages import Host
+
+
+def test_the_board_games_and_bot_pages_count_what_the_store_holds(tmp_path: Path) -> None:
+    file = tmp_path / "c.toml"
+    file.write_text('name = "pages"\n')
+    store = ArenaStore(tmp_path / "data")
+    params = RatingParams()
+    one = store.ensure_house_bot("greedy", "1", "greedy", params)
+    two = store.ensure_house_bot("naive", "1", "naive", params)
+    entrant = store.add_entrant("zoe")
+    remote = store.remote_version(store.entrant("zoe").id, "far", "1", params)  # type: ignore[union-attr]
+    assert entrant
+    results = [(one, two, [0], "stock-emptied"), (two, one, [1], "stalemate"), (one, two, [], "turn-cap"),
+               (one, remote, [1], "timeout"), (remote, one, [0], "crash")]
+    for number, (a, b, winners, ending) in enumerate(results):
+        gid = store.add_game((a, b), 100 + number, 100 + number)
+        store.take_game(gid, "t")
+        store.finish_game(gid, ending=ending, reason="r", winners=winners, scores=[0, 0], faults=[[], []],
+                          replay=None, logs=[None, None], params=params)
+    host = Host(load_competition(file), tmp_path / "data", store, joined=[{"version_id": remote}])
+    client = TestClient(create_app(host), raise_server_exceptions=False)
+
+    board = {r["id"]: r for r in client.get("/api/leaderboard").json()}
+    assert (board[one]["wins"], board[one]["draws"], board[one]["losses"]) == (2, 1, 2)
+    assert (board[two]["wins"], board[two]["draws"], board[two]["losses"]) == (0, 1, 2)
+    assert board[one]["win_rate"] == 0.4 and board[one]["win_rate_low"] < 0.4 < board[one]["win_rate_high"]
+    assert board[remote]["online"] is True and board[one]["online"] is None
+    ranks = sorted(board.values(), key=lambda r: r["rank"])
+    assert [r["rating"] for r in ranks] == sorted((r["rating"] for r in ranks), reverse=True)
+    host.joined.clear()
+    assert client.get(f"/api/bots/{remote}").json()["online"] is False
+    assert "offline" in client.get(f"/bots/{remote}").text
+
+    bot = client.get(f"/api/bots/{one}").json()
+    against = {o["id"]: (o["wins"], o["draws"], o["losses"]) for o in bot["head_to_head"]}
+    assert against == {two: (2, 1, 0), remote: (0, 0, 2)}
+    assert len(bot["ratings"]) == 5
+    assert '<svg class="chart' in client.get(f"/bots/{one}").text
+
+    lost = client.get(f"/api/games?bot={one}&result=lost").json()
+    assert lost["total"] == 2 and {g["ending"] for g in lost["games"]} == {"timeout", "crash"}
+    crashed = client.get(f"/api/games?bot={one}&result=lost&ending=crash").json()
+    assert crashed["total"] == 1
+    first = client.get("/api/games?limit=2").json()
+    second = client.get("/api/games?limit=2&offset=2").json()
+    assert first["total"] == 5 and not {g["id"] for g in first["games"]} & {g["id"] for g in second["games"]}
+    assert "older ▸" in client.get("/games?limit=2").text
+    for query, words in [("bot=abc", "version id"), ("result=lost", "result needs bot"), ("color=red", "unknown filter"),
+                         ("ending=sideways", "ending must be"), ("limit=0", "limit"), ("tournament=1", "filter by"),
+                         ("offset=-1", "offset")]:
+        answer = client.get(f"/api/games?{query}")
+        assert answer.status_code == 400 and words in answer.json()["error"], (query, answer.text)
+        assert "\n" not in answer.json()["error"]
