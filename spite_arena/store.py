@@ -84,6 +84,7 @@ CREATE TABLE IF NOT EXISTS games (
     error TEXT
 );
 CREATE INDEX IF NOT EXISTS games_status ON games (status);
+CREATE INDEX IF NOT EXISTS games_deal ON games (seed, bot_seed);
 CREATE TABLE IF NOT EXISTS ratings (
     game_id INTEGER NOT NULL REFERENCES games(id),
     version_id INTEGER NOT NULL REFERENCES versions(id),
@@ -796,6 +797,14 @@ class ArenaStore:
             return False
         active = {v.id for v in self.versions(statuses=("active",))}
         return not all(v in active for v in partner.versions)
+
+    def open_deals(self) -> set[tuple[int, int]]:
+        """The deals (seeds) with a game not over for good: pending, running, or void and
+        playable again (every version still active): what :meth:`deal_over` says no to."""
+        active = {v.id for v in self.versions(statuses=("active",))}
+        return {(int(r["seed"]), int(r["bot_seed"])) for r in self.db.execute(
+            "SELECT seed, bot_seed, status, versions FROM games WHERE status != 'done'")
+            if r["status"] != "void" or all(v in active for v in json.loads(r["versions"]))}
 
     def game_page(self, *, version_ids: Sequence[int] = (), result: str | None = None, ending: str | None = None,
                   limit: int = 50, offset: int = 0, phase: str | None = None,

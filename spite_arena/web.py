@@ -41,7 +41,7 @@ import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -182,13 +182,22 @@ def replay_access(store: ArenaStore, game: Game, tier: Tier, rule: str, entrant:
     return ReplayAccess(True, own or seats, bool(own))
 
 
-def game_row(game: Game, titles: dict[int, str], ids: dict[int, int] | None = None) -> dict[str, Any]:
-    """A game as the lists and the API show it to anyone: seats, result, ending, when; never
-    its seeds, faults, log or replay paths."""
+def game_row(game: Game, titles: dict[int, str], open_deals: set[tuple[int, int]]) -> dict[str, Any]:
+    """A game as the lists and the API show it to anyone: seats, result, ending, when; its
+    ``reason`` (the referee's words, which may name a card: "illegal move: no 7 in hand") only
+    once its deal is over (``open_deals``, :meth:`ArenaStore.open_deals`); never its seeds,
+    faults, log or replay paths."""
+    closed = (game.seed, game.bot_seed) in open_deals or game.status != "done"
     return {"id": game.id, "phase": game.phase, "status": game.status, "versions": list(game.versions),
             "bots": [titles.get(v, str(v)) for v in game.versions], "winners": list(game.winners),
-            "scores": list(game.scores), "ending": game.ending, "reason": game.reason,
+            "scores": list(game.scores), "ending": game.ending, "reason": "" if closed else game.reason,
             "created_at": game.created_at, "finished_at": game.finished_at, "url": f"/games/{game.id}"}
+
+
+def rows_of(store: ArenaStore) -> Callable[[Game], dict[str, Any]]:
+    """:func:`game_row` for each game of ``store``, its names and open deals read once."""
+    names, open_deals = titles(store), store.open_deals()
+    return lambda game: game_row(game, names, open_deals)
 
 
 def board_rows(versions: list[Version], records: dict[int, tuple[int, int, int]],
@@ -371,9 +380,9 @@ async def index(request: Request) -> Response:
     arena = ctx(request)
     with arena.reader() as store:
         rows = leaderboard(store, arena)
-        counts, paused, names = store.counts(), store.paused, titles(store)
-        games = [game_row(g, names) for g in store.games(limit=10, phase="ladder")]
-        playing = [game_row(g, names) for g in store.games(status="running", limit=20, phase="ladder")]
+        counts, paused, row = store.counts(), store.paused, rows_of(store)
+        games = [row(g) for g in store.games(limit=10, phase="ladder")]
+        playing = [row(g) for g in store.games(status="running", limit=20, phase="ladder")]
     return page("ladder.html", request, rows=rows, counts=counts, paused=paused, games=games, playing=playing)
 
 
@@ -388,9 +397,10 @@ async def games_list(request: Request) -> Response:
     wanted = games_wanted(request.query_params)
     with ctx(request).reader() as store:
         found, total = games_page(store, wanted)
-        names = titles(store)
+        row = rows_of(store)
         bot = store.version(int(wanted.bot)) if wanted.bot else None
-    return page("ladder_games.html", request, games=[game_row(g, names) for g in found], total=total, f=wanted,
+        games = [row(g) for g in found]
+    return page("ladder_games.html", request, games=games, total=total, f=wanted,
                 bot=bot, endings=ENDINGS, results=RESULTS)
 
 
@@ -398,9 +408,9 @@ async def api_games(request: Request) -> Response:
     wanted = games_wanted(request.query_params)
     with ctx(request).reader() as store:
         found, total = games_page(store, wanted)
-        names = titles(store)
+        row = rows_of(store)
         return JSONResponse({"counts": store.counts(), "filter": wanted.as_params(), "total": total,
-                             "games": [game_row(g, names) for g in found]})
+                             "games": [row(g) for g in found]})
 
 
 def bot_view(store: ArenaStore, arena: Arena, vid: int) -> dict[str, Any]:
@@ -416,7 +426,7 @@ def bot_view(store: ArenaStore, arena: Arena, vid: int) -> dict[str, Any]:
     games, total = store.game_page(version_ids=(version.id,), limit=30, phase="ladder")
     return {"version": version, "row": {k: v for k, v in row.items() if k != "rank"},
             "ratings": [{"finished_at": at, "mu": round(mu, 4), "sigma": round(sigma, 4)} for at, mu, sigma in history],
-            "head_to_head": against, "games": [game_row(g, names) for g in games], "total": total}
+            "head_to_head": against, "games": [rows_of(store)(g) for g in games], "total": total}
 
 
 async def bot_page(request: Request) -> Response:
@@ -468,7 +478,7 @@ async def game_page(request: Request) -> Response:
         game = game_or_404(store, request.path_params["gid"])
         data = public_replay(request, store, game)
         why = replay_access(store, game, Tier.PUBLIC, rule).why_not
-        row = game_row(game, titles(store))
+        row = rows_of(store)(game)
     return page("ladder_game.html", request, g=row, data=data, why=why, api=f"/api/replays/{game.id}")
 
 
@@ -477,7 +487,7 @@ async def api_game(request: Request) -> Response:
     with ctx(request).reader() as store:
         game = game_or_404(store, request.path_params["gid"])
         access = replay_access(store, game, Tier.PUBLIC, rule)
-        return JSONResponse({**game_row(game, titles(store)),
+        return JSONResponse({**rows_of(store)(game),
                              "replay": f"/api/replays/{game.id}" if access.omniscient else None,
                              "replay_closed": access.why_not})
 
@@ -852,9 +862,9 @@ async def api_my_games(request: Request) -> Response:
     with arena.reader() as store:
         mine = tuple(v.id for v in store.versions(entrant=entrant.name))
         found, total = games_page(store, wanted, mine) if mine else ([], 0)
-        names = titles(store)
-    return JSONResponse({"filter": wanted.as_params(), "total": total, "games": [
-        {**game_row(g, names), "seats": [s for s, v in enumerate(g.versions) if v in mine]} for g in found]})
+        row = rows_of(store)
+        games = [{**row(g), "seats": [s for s, v in enumerate(g.versions) if v in mine]} for g in found]
+    return JSONResponse({"filter": wanted.as_params(), "total": total, "games": games})
 
 
 async def me_page(request: Request) -> Response:

@@ -138,8 +138,10 @@ def test_an_entrant_uploads_from_the_browser_and_watches_their_game_with_their_o
         page.set_input_files("#bundle", str(bundle(tmp_path)))
         page.click("#upload button")
         page.wait_for_function("document.querySelector('#uploaded').textContent.includes('checking')")
-        arena.wait_for("zoe's games", lambda: [r for r in arena.get("/api/leaderboard")[1]
-                                               if r["entrant"] == "zoe" and r["games"] >= 2], timeout=600)
+        by_rules = ("stock-emptied", "stalemate", "turn-cap", "draw-pile-exhausted")  # both bots played moves
+        played = arena.wait_for("a game of zoe's played out", lambda: [
+            g for g in arena.get("/api/me/games?limit=1000", key)[1].get("games", []) if g["ending"] in by_rules],
+            timeout=600)
         page.reload()
         page.wait_for_selector("#games tbody tr a.view")
         assert page.text_content("#who") == "zoe"
@@ -147,8 +149,8 @@ def test_an_entrant_uploads_from_the_browser_and_watches_their_game_with_their_o
         page.select_option("#filters select[name=result]", "won")
         page.wait_for_function("document.querySelector('#my-count').textContent.length > 0")
         page.select_option("#filters select[name=result]", "")
-        page.wait_for_selector("#games tbody tr a.view")
-        page.click("#games tbody tr a.view")
+        page.wait_for_selector(f"#games tbody tr a.view[href^='/me/games/{played[0]['id']}/']")
+        page.click(f"#games tbody tr a.view[href^='/me/games/{played[0]['id']}/']")
         page.wait_for_selector("#viewer[data-ready=true]")
         seat = int(page.evaluate("window.spiteViewer.data().view"))
         page.wait_for_function("document.querySelector('#log').textContent.length > 0")
@@ -199,7 +201,12 @@ def test_the_admin_page_answers_the_organizer(tmp_path: Path, chromium: Any) -> 
         page.fill("#vid", str(vid))
         page.fill("#reason", "too slow")
         asked: list[str] = []
-        page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+
+        def confirm(dialog: Any) -> None:
+            asked.append(dialog.message)
+            dialog.accept()
+
+        page.once("dialog", confirm)
         page.click("#disable button")
         page.wait_for_function("document.querySelector('#done').textContent.includes('is disabled: too slow')",
                                timeout=30_000)

@@ -30,6 +30,8 @@ STATUSES = ("pending", "running", "done", "void")
 DEBUG = "dbg-secret"
 LOG = "log-secret"
 DEAL = "deal-marker"
+REASON = "reason-marker"
+"""The referee's words on a game's end, which may name a card ("illegal move: no 7 in hand")."""
 
 
 @dataclass
@@ -116,7 +118,8 @@ def test_no_public_answer_holds_a_hidden_card_a_debug_string_or_a_log(deals: lis
                     store.take_game(gid, "test")
                 if status == "done":
                     replay, logs = play(data, gid, seed)
-                    store.finish_game(gid, ending="stalemate", reason="r", winners=[0], scores=[1, 0], faults=[[], []],
+                    store.finish_game(gid, ending="illegal-move", reason=f"{REASON}-game{gid}.", winners=[0], scores=[1, 0],
+                                      faults=[[], []],
                                       replay=replay, logs=logs, params=params)
                 elif status == "void":
                     store.void_game(gid, "the platform failed", retry=False)
@@ -129,7 +132,10 @@ def test_no_public_answer_holds_a_hidden_card_a_debug_string_or_a_log(deals: lis
                 assert "secret" not in text, url
             for gid, status in statuses.items():
                 other = partner.get(gid)
-                public = rule == "after_deal" and status == "done" and (other is None or statuses[other] == "done")
+                over = status == "done" and (other is None or statuses[other] == "done")
+                public = rule == "after_deal" and over
+                said = [url for url, text in answers.items() if f"{REASON}-game{gid}." in text]
+                assert bool(said) == over, (gid, statuses, partner, said)
                 answer = client.get(f"/api/replays/{gid}")
                 assert answer.status_code == (200 if public else 404), (gid, statuses, partner)
                 page = answers[f"/games/{gid}"]
