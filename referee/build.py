@@ -50,10 +50,12 @@ sandbox and on its PATH (a rustup ``cargo`` brings its toolchains, read-only).""
 LANGUAGE_NAMES = {"cpp": "c++", "cxx": "c++", "ts": "typescript", "node": "javascript", "js": "javascript",
                   "golang": "go"}
 """Other names a manifest's ``language`` may give (``cpp-greedy`` says ``cpp``)."""
-OFFLINE_ENV = {"GOPROXY": "off", "GOTOOLCHAIN": "local", "CARGO_NET_OFFLINE": "true",
+OFFLINE_ENV = {"GOPROXY": "off", "GOTOOLCHAIN": "local", "GOFLAGS": "-buildvcs=false", "CARGO_NET_OFFLINE": "true",
                "npm_config_offline": "true", "npm_config_update_notifier": "false", "npm_config_fund": "false",
                "npm_config_audit": "false", "MAVEN_ARGS": "-o -B"}
-"""What tells each package manager it has no network (Go builds from ``vendor/`` where there is one)."""
+"""What tells each package manager it has no network (Go builds from ``vendor/`` where there is one;
+it stamps no VCS status: the checkout's ``.git`` the sandbox sees may belong to another user, and
+``git`` then refuses it)."""
 DISK_EVERY_S = 0.25
 """How often the folder's size is measured."""
 MOST_ENTRIES = 200_000
@@ -62,29 +64,61 @@ TAIL_LINES = 20
 TAIL_WIDTH = 200
 
 
-def local_sources(folder: Path) -> tuple[list[Path], dict[str, str]]:
+SDK_BUILT_IN_PLACE = {"typescript": "typescript", "javascript": "typescript", "java": "java"}
+"""The SDKs a kit's bot builds in their own folder (``npm ci`` there, Maven's ``target/``)."""
+
+
+def local_sources(folder: Path, language: str = "") -> tuple[list[Path], list[Path], dict[str, str]]:
     """What a local build (``spite tournament``) reads besides its folder: the checkout it is
     in (the nearest folder above it with ``.git``: a kit's sample bot builds against the
-    repository's SDK) and this user's Go module cache, read-only, with the environment that
-    points Go there. Other package caches stay out of reach (Cargo and Maven write to
-    theirs): vendor those dependencies or build ahead."""
+    repository's SDK) and this user's package caches, read-only, with the environment that
+    points each toolchain there: Go's module cache, Maven's repository, Cargo's registry (a
+    build that needs what is not there fails offline: build once outside, or vendor). npm
+    writes to its cache even offline: its cache is the bot's own copy (:func:`local_cache`).
+    Returns (readable, writable, environment): writable is the checkout's SDK of ``language``
+    where the kit's bots build it in place (:data:`SDK_BUILT_IN_PLACE`: ``sdk/typescript``,
+    ``sdk/java``), so that a sample bot builds in the sandbox as it does outside."""
     found: list[Path] = []
+    writable: list[Path] = []
     for parent in folder.resolve().parents:
         if (parent / ".git").exists():
             found.append(parent)
+            sdk = parent / "sdk" / SDK_BUILT_IN_PLACE.get(canonical_language(language), "")
+            if sdk != parent / "sdk" and sdk.is_dir():
+                writable.append(sdk)
             break
     env: dict[str, str] = {}
-    modules = Path(os.environ.get("GOMODCACHE") or Path(os.environ.get("GOPATH") or Path.home() / "go") / "pkg" / "mod")
+    home = Path.home()
+    modules = Path(os.environ.get("GOMODCACHE") or Path(os.environ.get("GOPATH") or home / "go") / "pkg" / "mod")
     if modules.is_dir():
         found.append(modules)
         env["GOMODCACHE"] = str(modules)
-    return found, env
+    maven = home / ".m2" / "repository"
+    if maven.is_dir():
+        found.append(maven)
+        env["MAVEN_OPTS"] = f"-Dmaven.repo.local={maven}"
+    cargo = Path(os.environ.get("CARGO_HOME") or home / ".cargo")
+    if (cargo / "registry").is_dir():
+        found += [p for p in (cargo / "registry", cargo / "git", cargo / "config.toml") if p.exists()]
+        env["CARGO_HOME"] = str(cargo)
+    if (home / ".npmrc").is_file():
+        found.append(home / ".npmrc")
+        env["npm_config_userconfig"] = str(home / ".npmrc")
+    return found, writable, env
 
 
-def local_cache(folder: Path) -> Path:
-    """A local bot's own build cache (``~/.cache/spite/builds/<hash of its folder>``)."""
+def local_cache(folder: Path, language: str = "") -> Path:
+    """A local bot's own build cache (``~/.cache/spite/builds/<hash of its folder>``); for a
+    TypeScript or JavaScript bot, its npm cache starts as a copy of this user's (``~/.npm``),
+    so an offline ``npm ci`` finds what the user installed, and a build cannot change the user's."""
     key = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:16]
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "spite" / "builds" / key
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "spite" / "builds" / key
+    user_npm = Path.home() / ".npm" / "_cacache"
+    own_npm = cache / "npm" / "_cacache"
+    if canonical_language(language) in ("typescript", "javascript") and user_npm.is_dir() and not own_npm.exists():
+        own_npm.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(user_npm, own_npm, symlinks=True)
+    return cache
 
 
 def canonical_language(language: str) -> str:
@@ -219,10 +253,12 @@ def _chown_tree(folder: Path, uid: int, gid: int) -> None:
                 continue
 
 
-def _settle(folder: Path, owner: tuple[int, int] | None) -> str:
+def _settle(folder: Path, owner: tuple[int, int] | None, also: Iterable[Path] = ()) -> str:
     """After the build: give the folder back to ``owner`` (if it changed hands), drop set-uid
-    and set-gid bits, and say what may not stay (a link out of the folder, a special file)."""
+    and set-gid bits, and say what may not stay (a link out of the folder and the ``also``
+    folders the build could write, a special file)."""
     root = folder.resolve()
+    inside = (root, *(p.resolve() for p in also))
     problem = ""
     for current, dirs, files in os.walk(root):
         for name in [*dirs, *files]:
@@ -233,7 +269,7 @@ def _settle(folder: Path, owner: tuple[int, int] | None) -> str:
                     os.lchown(path, *owner)
                 if stat.S_ISLNK(info.st_mode):
                     target = Path(os.path.realpath(path))
-                    if target != root and root not in target.parents and not problem:
+                    if not any(target == r or r in target.parents for r in inside) and not problem:
                         problem = (f"the build left a link leading out of its folder: {path.relative_to(root)}; "
                                    "a build may write only inside its folder")
                 elif not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
@@ -265,9 +301,11 @@ def _tail(log_path: Path) -> tuple[str, ...]:
 
 async def build(command: str, folder: Path, caps: BuildCaps, log_path: Path, *, language: str = "",
                 workdir: Path | None = None, readable: Iterable[Path] = (), hidden: Iterable[Path] = (),
-                env: dict[str, str] | None = None, cache: Path | None = None) -> BuildResult:
+                env: dict[str, str] | None = None, cache: Path | None = None,
+                writable: Iterable[Path] = ()) -> BuildResult:
     """Run ``command`` (a shell command line) in ``workdir`` (default: ``folder``), with
-    ``folder`` writable, in the sandbox under ``caps``; its
+    ``folder`` (and ``writable``: a local build's SDK, :func:`local_sources`) writable, in the
+    sandbox under ``caps``; its
     output goes to ``log_path`` (to ``caps.output_kb``); ``readable`` paths are bound read-only
     and ``env`` is added to the build's environment. ``cache``, a folder of this bot's own
     (never shared with another bot's builds: one could plant code in the next), keeps Go's
@@ -280,6 +318,8 @@ async def build(command: str, folder: Path, caps: BuildCaps, log_path: Path, *, 
     tools, tool_env = toolchain_paths(language)
     info = folder.stat()
     owner = (info.st_uid, info.st_gid)
+    writable = [p.resolve() for p in writable]
+    shared_owners = {p: (p.stat().st_uid, p.stat().st_gid) for p in writable}
     home = Path(tempfile.mkdtemp(prefix="spite-build-"))
     path = os.pathsep.join(dict.fromkeys([*(str(d) for d in tools if d.is_dir()), "/usr/local/bin", "/usr/bin",
                                           "/bin"]))
@@ -288,7 +328,7 @@ async def build(command: str, folder: Path, caps: BuildCaps, log_path: Path, *, 
                    **({"npm_config_cache": str(cache / "npm")} if cache else {}),
                    "GOPATH": str(home / "go"), **OFFLINE_ENV, **tool_env, **(env or {})}
     isolation = Isolation(home=home, readable=(*tools, *readable), hidden=tuple(hidden),
-                          writable=(folder, *([cache] if cache else [])))
+                          writable=(folder, *writable, *([cache] if cache else [])))
     limits = Limits(memory_mb=caps.memory_mb, cpu_seconds=caps.cpu_seconds, processes=caps.processes)
     process = _BuildProcess(f"build-{folder.name}", ["/bin/sh", "-c", command], (workdir or folder).resolve(),
                             environment, log_path, log_cap=caps.output_kb * 1024, limits=limits,
@@ -305,15 +345,15 @@ async def build(command: str, folder: Path, caps: BuildCaps, log_path: Path, *, 
             if done:
                 break
             now = time.monotonic()
-            if now - started > caps.wall_seconds:
+            if process.output_bytes > caps.output_kb * 1024:  # counted as read, not as flushed to the log
+                limit, reason = "output", (f"the build printed more than its output limit of {caps.output_kb} KiB; "
+                                           "print less (quiet flags: go build, cargo -q, mvn -q, npm --silent)")
+            elif now - started > caps.wall_seconds:
                 limit, reason = "wall time", (f"the build ran past its wall-time limit of {caps.wall_seconds} s; "
                                               "make it faster or build ahead (upload built files)")
             elif process.cpu_seconds() > caps.cpu_seconds:
                 limit, reason = "cpu", (f"the build used more than its CPU time limit of {caps.cpu_seconds} s "
                                         "(all its processes together)")
-            elif log_path.exists() and log_path.stat().st_size >= caps.output_kb * 1024:
-                limit, reason = "output", (f"the build printed more than its output limit of {caps.output_kb} KiB; "
-                                           "print less (quiet flags: go build, cargo -q, mvn -q, npm --silent)")
             elif hit := process.limit_hit():
                 limit, reason = "memory" if "memory" in hit else "processes", f"the build hit {hit}"
             elif now >= next_disk:
@@ -330,7 +370,9 @@ async def build(command: str, folder: Path, caps: BuildCaps, log_path: Path, *, 
         shutil.rmtree(home, ignore_errors=True)
         raise
     seconds = time.monotonic() - started
-    problem = await asyncio.to_thread(_settle, folder, owner)
+    problem = await asyncio.to_thread(_settle, folder, owner, writable)
+    for shared, shared_owner in shared_owners.items():  # a local build's SDK: checked like its folder
+        problem = problem or await asyncio.to_thread(_settle, shared, shared_owner, [folder])
     if cache is not None:
         await asyncio.to_thread(_settle, cache, owner)
     shutil.rmtree(home, ignore_errors=True)

@@ -96,6 +96,8 @@ class BotProcess:
         self._drain: asyncio.Task[tuple[int, int]] | None = None
         self._cpu = 0.0
         self._next_log: list[Path | None] = []
+        self.output_bytes = 0
+        """What the process has printed so far (kept and dropped), as the log reader counted it."""
         self._scanned: list[int] = []
         self._scanned_at = 0.0
 
@@ -226,6 +228,7 @@ class BotProcess:
             if sink and self.identity_note:
                 sink.write(self.identity_note.encode())
             while chunk := await source.read(65536):
+                self.output_bytes += len(chunk)
                 if self._next_log:  # a warm process's next match: a log file of its own, with its own cap
                     self._end_log(sink, dropped)
                     path = self._next_log.pop()

@@ -912,7 +912,7 @@ def create_app(service: Host) -> Starlette:
         Route("/api/admin/disable/{vid:id}", api_admin_disable, methods=["POST"]),
         Route("/api/admin/enable/{vid:id}", api_admin_enable, methods=["POST"]),
         Route("/api/admin/{action}", api_admin_action, methods=["POST"]),
-        *ladder_routes(service.data / LIVE),
+        *ladder_routes(service.data / LIVE, page),
         site.static_files(),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error,

@@ -41,7 +41,6 @@ from referee import feed
 from spite_engine import Ending, Event, EventKind, MoveKind, RuleSet, Source
 from spite_wire import event_from_proto, rules_from_proto
 
-from .app import templates
 from .replay_view import viewer_rules
 
 _ADMIN_METADATA = "spite-admin-token"
@@ -317,17 +316,22 @@ class LadderLive:
         return release
 
 
-def ladder_routes(directory: Path) -> list[Route]:
+Page = Callable[..., Response]
+"""How a face renders one of its pages: ``page(template, request, **context)``."""
+
+
+def ladder_routes(directory: Path, page: Page) -> list[Route]:
     """The ladder's live routes over the feeds in ``directory``: ``/live`` (the games in play),
-    ``/games/{id}/live`` (one, in the viewer), ``/api/live`` and ``/api/games/{id}/live`` (SSE)."""
+    ``/games/{id}/live`` (one, in the viewer), ``/api/live`` and ``/api/games/{id}/live`` (SSE);
+    the pages are rendered by the face's own ``page`` (its name, navigation and templates)."""
     live = LadderLive(directory)
-    return [Route("/live", partial(ladder_index, live)), Route("/api/live", partial(ladder_list, live)),
-            Route("/games/{gid:id}/live", partial(ladder_page, live)),
+    return [Route("/live", partial(ladder_index, live, page)), Route("/api/live", partial(ladder_list, live)),
+            Route("/games/{gid:id}/live", partial(ladder_page, live, page)),
             Route("/api/games/{gid:id}/live", partial(ladder_stream, live))]
 
 
-async def ladder_index(live: LadderLive, request: Request) -> Response:
-    return templates.TemplateResponse(request, "live_list.html", {"db": "ladder", "games": live.games()})
+async def ladder_index(live: LadderLive, page: Page, request: Request) -> Response:
+    return page("live_list.html", request, games=live.games())
 
 
 async def ladder_list(live: LadderLive, request: Request) -> Response:
@@ -335,12 +339,11 @@ async def ladder_list(live: LadderLive, request: Request) -> Response:
                                    for g in live.games()]})
 
 
-async def ladder_page(live: LadderLive, request: Request) -> Response:
+async def ladder_page(live: LadderLive, page: Page, request: Request) -> Response:
     game = request.path_params["gid"]
     if not feed.feed_path(live.directory, game).exists():
         raise HTTPException(404, f"game {game} is not in play (see /live for the games in play)")
-    return templates.TemplateResponse(request, "live.html", {"db": "ladder", "what": f"game {game}",
-                                                             "api": f"/api/games/{game}/live"})
+    return page("live.html", request, what=f"game {game}", api=f"/api/games/{game}/live")
 
 
 async def ladder_stream(live: LadderLive, request: Request) -> Response:

@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import tempfile
+import threading
 import time
 from collections import OrderedDict
 from pathlib import Path
@@ -20,9 +21,10 @@ from typing import Any, Protocol
 from referee.manifest import ManifestError
 from referee.scratch import OwnedScratch
 
-from .bundles import Bundle, BundleError, make_bundle
+from .bundles import Bundle, BundleCache, BundleError, make_bundle, remove_tree
 from .jobs import JobResult, MatchJob, SeatJob
 from .shipping import ShippingError, deliver
+from .worker import worker_name
 
 
 class TournamentError(RuntimeError):
@@ -170,8 +172,6 @@ class DaskBackend:
         return made
 
     async def run(self, slot: int, job: MatchJob) -> JobResult:
-        from .worker import run_shipped_job
-
         try:
             bundles = [await self.bundle(seat) for seat in job.bots]
         except (BundleError, ManifestError, OSError) as error:
@@ -225,3 +225,84 @@ def bundle_of(seat: SeatJob) -> Bundle:
     if seat.fingerprint and bot_fingerprint(manifest) != seat.fingerprint:
         raise BundleError(f"bot {manifest.name!r} changed since the tournament started (fingerprint mismatch)")
     return make_bundle(manifest.path, manifest.name)
+
+
+def run_shipped_job(job: dict[str, Any], digests: list[str], bundles: dict[str, Any]) -> dict[str, Any]:
+    """What a Dask task runs: play ``job`` with seat *i* played by the bundle ``digests[i]``
+    from this worker's cache (:class:`tournaments.bundles.BundleCache`), after installing the
+    ``bundles`` it was sent. The job's server paths (bots, replays, logs, store) are never
+    opened here: the replays and logs are written in a private folder and come back in the
+    result, under ``files``. A bundle not in the cache: ``{"missing": [...], "address": ...}``
+    (the server sends it with the next try); one that fails its check: a failed result with an
+    ``incident``. The match is played by this thread's own ``python -m tournaments.worker``,
+    kept from one task to the next, so a job that says ``reuse = "warm"`` gets warm bots."""
+    from .shipping import collect
+
+    match_id = job.get("match_id")
+    worker = worker_name()
+    cache = BundleCache()
+    try:
+        for digest, wire in bundles.items():
+            cache.install(digest, wire)
+        missing = [d for d in dict.fromkeys(digests) if not cache.has(d)]
+        if missing:
+            return {"missing": missing, "address": _dask_address(), "worker": worker}
+        specs = [str(cache.manifest(d)) for d in digests]
+    except BundleError as error:
+        refused = f"{worker} refused the game: {error}"
+        return JobResult(match_id, worker, False, error=refused, platform_fault=True, incident=refused).to_dict()
+    if len(specs) != len(job.get("bots", ())):
+        return JobResult.failure(match_id, worker, "one bundle per seat expected").to_dict()
+    loop, player, games = _thread_worker()
+    folder = Path(tempfile.mkdtemp(prefix=f"{match_id}-", dir=games))
+    try:
+        shipped = MatchJob.from_dict({
+            **job, "bots": [{"spec": spec} for spec in specs], "hide": [str(games)],  # one sandbox view: warm bots
+            "replay_dir": str(folder / "replays") if job.get("replay_dir") else None,
+            "log_dir": str(folder / "logs") if job.get("log_dir") else None,
+            "live_dir": None})  # the server's live folder is not here: a game on another machine has no live view
+        try:
+            result = loop.run_until_complete(player.run(shipped)).to_dict()
+        except (WorkerDied, OSError, ValueError) as error:  # the process died, a broken pipe, an unreadable answer
+            result = JobResult.failure(match_id, worker, f"the worker process failed: {error}").to_dict()
+        return collect(result, folder / "replays", folder / "logs")
+    finally:
+        remove_tree(folder)
+
+
+_thread = threading.local()
+
+
+def _thread_worker() -> tuple[asyncio.AbstractEventLoop, Any, Path]:
+    """This thread's event loop, its ``python -m tournaments.worker`` (started on first use,
+    again after it died) and the folder its games write in (hidden from every bot)."""
+    found = getattr(_thread, "worker", None)
+    if found is None:
+        from referee.scratch import OwnedScratch
+
+        scratch = OwnedScratch("spite-dask-")  # removed by the next start on this machine if this one is killed
+        games = Path(scratch.name) / "games"
+        games.mkdir(mode=0o700)
+        found = _thread.worker = (asyncio.new_event_loop(), LocalWorker(None, Path(scratch.name)), games, scratch)
+    return found[0], found[1], found[2]
+
+
+def stop_thread_worker() -> None:
+    """Stop this thread's worker process and remove its folder (a Dask worker's threads keep
+    theirs until the worker exits; its bots die with it)."""
+    found = getattr(_thread, "worker", None)
+    if found is not None:
+        loop, player, _, scratch = found
+        loop.run_until_complete(player.stop())
+        loop.close()
+        scratch.cleanup()
+        del _thread.worker
+
+
+def _dask_address() -> str:
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return ""

@@ -60,7 +60,7 @@ class RunOptions:
 
 def build_bots(config: TournamentConfig, say: Callable[[str], None] = lambda line: None) -> dict[str, str]:
     """Run each bot's build command once, in the sandbox (:func:`referee.build.build`: its
-    folder writable, its checkout and the Go module cache readable, no network); return each
+    folder writable, its checkout and the user's package caches readable, no network); return each
     bot's fingerprint. A failure is a ``ManifestError`` naming the bot, with the build's reason
     and its last lines."""
     fingerprints = {}
@@ -68,11 +68,12 @@ def build_bots(config: TournamentConfig, say: Callable[[str], None] = lambda lin
         if manifest.build:
             say(f"building {name} in the sandbox: {manifest.build}")
             folder = manifest.path.parent if manifest.path else manifest.workdir
-            readable, env = local_sources(folder)
+            readable, writable, env = local_sources(folder, manifest.language)
             with tempfile.TemporaryDirectory(prefix="spite-build-log-") as logs:
                 result = asyncio.run(build(manifest.build, folder, BuildCaps(), Path(logs) / "build.log",
                                            language=manifest.language, workdir=manifest.workdir, readable=readable,
-                                           env=env, cache=local_cache(folder)))
+                                           env=env, cache=local_cache(folder, manifest.language),
+                                           writable=writable))
             if not result.ok:
                 raise ManifestError("\n".join([f"bot {name!r}: field 'build' failed: {result.reason}", *result.tail]))
             manifest.check_command()

@@ -23,7 +23,7 @@ def test_the_ladder_forgets_each_remote_game_once_it_is_recorded(tmp_path: Path)
     from spite_arena.store import ArenaStore
     from spite_sdk import Bot, policies
     from spite_sdk.arena import ladder as sdk_ladder
-    from spite_sdk.connection import RefereeError, channel_options
+    from spite_sdk.connection import RefereeError
     from tournaments.backends import LocalBackend
 
     file = tmp_path / "c.toml"
@@ -53,8 +53,7 @@ def test_the_ladder_forgets_each_remote_game_once_it_is_recorded(tmp_path: Path)
         async def play() -> tuple[int, int, int, int]:
             referee = await start_lobby("127.0.0.1:0", lobby)
             ladder = Ladder(competition, store, LocalBackend(2), data, lobby=lobby, referee=referee)
-            bot = asyncio.create_task(sdk_ladder(Remote(), referee.address, key, 1, None, channel_options,
-                                                 RefereeError))
+            bot = asyncio.create_task(sdk_ladder(Remote(), referee.address, key, 1, None, RefereeError))
             running = asyncio.create_task(ladder.run())
             try:
                 while played_remote() < remote_games:

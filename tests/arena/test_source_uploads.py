@@ -195,7 +195,7 @@ def java_entrant(dest: Path) -> None:
                                                    "<module>spite/sdk/java</module>"))
     manifest = dest / "bot.toml"
     manifest.write_text(manifest.read_text().replace(
-        'build = "mvn -B -q -f reactor.xml install -Dmaven.test.skip=true"',
+        'build = "mvn -B -q -f reactor.xml package -Dmaven.test.skip=true"',
         'build = "mvn -o -B -q -Dmaven.repo.local=m2 -f reactor.xml install -Dmaven.test.skip=true"'))
 
 

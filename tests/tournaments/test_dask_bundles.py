@@ -20,7 +20,7 @@ from referee.manifest import resolve_bot
 from tournaments.bundles import MAX_BYTES, BundleCache, BundleError, from_wire, make_bundle
 from tournaments.jobs import JobResult, MatchJob, SeatJob
 from tournaments.shipping import ShippingError, deliver
-from tournaments.worker import run_shipped_job, stop_thread_worker
+from tournaments.backends import run_shipped_job, stop_thread_worker
 
 from .conftest import REPO
 
@@ -131,9 +131,10 @@ def test_a_poisoned_cache_is_refused_before_use_and_removed(tmp_path: Path, pois
 
 def _job(tmp_path: Path, specs: list[str]) -> MatchJob:
     from referee.match import Policy, TimeControl
+    from spite_engine import parse_rules
 
     server = tmp_path / "server"
-    return MatchJob(match_id=7, rules="standard", bots=tuple(SeatJob(s) for s in specs),
+    return MatchJob(match_id=7, rules=parse_rules("standard"), bots=tuple(SeatJob(s) for s in specs),
                     time_control=TimeControl(decision_ms=2000, bank_ms=10000, connect_ms=20000), games=1, seed=5,
                     bot_seed=9, policy=Policy.FORFEIT, replay_dir=str(server / "replays"),
                     log_dir=str(server / "logs" / "7"), hide=(str(server / "arena.db"),))

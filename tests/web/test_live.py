@@ -141,7 +141,14 @@ def test_a_feed_follower_stops_when_its_file_is_replaced_or_garbled(tmp_path: Pa
 def test_the_ladders_live_routes_answer_bad_requests_cleanly(tmp_path: Path) -> None:
     from starlette.applications import Starlette
 
-    with TestClient(Starlette(routes=ladder_routes(tmp_path))) as client:
+    from spite_web import site
+
+    templates = site.templates()
+
+    def page(name: str, request: Any, **context: Any) -> Any:
+        return templates.TemplateResponse(request, name, {"brand": "test ladder", **context})
+
+    with TestClient(Starlette(routes=[*ladder_routes(tmp_path, page), site.static_files()])) as client:
         assert client.get("/api/live").json() == {"games": []}
         missing = client.get("/api/games/12/live")
         assert missing.status_code == 404 and "game 12 is not in play" in missing.text
