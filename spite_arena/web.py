@@ -186,10 +186,14 @@ def game_row(game: Game, titles: dict[int, str], open_deals: set[tuple[int, int]
     """A game as the lists and the API show it to anyone: seats, result, ending, when; its
     ``reason`` (the referee's words, which may name a card: "illegal move: no 7 in hand") only
     once its deal is over (``open_deals``, :meth:`ArenaStore.open_deals`); never its seeds,
-    faults, log or replay paths."""
+    faults, log or replay paths. Who plays a game is shown once it is over: until then its
+    seats are ``seat 0``, ``seat 1``, ... (as in its live view), since the ladder tells no bot its
+    opponents (``hide_names``) and a page must not tell its owner, who could tell the bot."""
     closed = (game.seed, game.bot_seed) in open_deals or game.status != "done"
-    return {"id": game.id, "phase": game.phase, "status": game.status, "versions": list(game.versions),
-            "bots": [titles.get(v, str(v)) for v in game.versions], "winners": list(game.winners),
+    over = game.status == "done"
+    return {"id": game.id, "phase": game.phase, "status": game.status, "versions": list(game.versions) if over else [],
+            "bots": [titles.get(v, str(v)) if over else f"seat {i}" for i, v in enumerate(game.versions)],
+            "winners": list(game.winners),
             "scores": list(game.scores), "ending": game.ending, "reason": "" if closed else game.reason,
             "created_at": game.created_at, "finished_at": game.finished_at, "url": f"/games/{game.id}"}
 

@@ -67,3 +67,32 @@ def test_the_board_games_and_bot_pages_count_what_the_store_holds(tmp_path: Path
         answer = client.get(f"/api/games?{query}")
         assert answer.status_code == 400 and words in answer.json()["error"], (query, answer.text)
         assert "\n" not in answer.json()["error"]
+
+
+def test_a_game_in_play_names_no_bot_until_it_ends(tmp_path: Path) -> None:
+    """The ladder tells no bot its opponents (``hide_names``), so no public page or answer says
+    who plays a game in play (its owner could pass it on to the bot): its seats are ``seat 0``
+    and ``seat 1`` on the board's "In play", the game's page and its API, as in its live view;
+    once it ends, the same pages name both."""
+    file = tmp_path / "c.toml"
+    file.write_text('name = "pages"\n')
+    store = ArenaStore(tmp_path / "data")
+    params = RatingParams()
+    one = store.ensure_house_bot("greedyzebra", "1", "greedy", params)
+    two = store.ensure_house_bot("naiveyak", "1", "naive", params)
+    gid = store.add_game((one, two), 7, 7)
+    store.take_game(gid, "t")
+    client = TestClient(create_app(Host(load_competition(file), tmp_path / "data", store)),
+                        raise_server_exceptions=False)
+    board = client.get("/")
+    in_play = board.text.split('id="playing"', 1)[1].split("</ul>", 1)[0]  # the board itself names every bot
+    answers = [client.get(path) for path in ("/games", f"/games/{gid}", f"/api/games/{gid}", "/api/games")]
+    assert all(a.status_code == 200 for a in [board, *answers])
+    for where, text in [("/ (in play)", in_play), *((str(a.url), a.text) for a in answers)]:
+        assert "greedyzebra" not in text and "naiveyak" not in text, where
+    assert "seat 0" in in_play and f'href="/games/{gid}/live"' in in_play
+    assert client.get(f"/api/games/{gid}").json()["bots"] == ["seat 0", "seat 1"]
+    store.finish_game(gid, ending="stock-emptied", reason="r", winners=[0], scores=[0, 0], faults=[[], []],
+                      replay=None, logs=[None, None], params=params)
+    named = client.get(f"/api/games/{gid}").json()["bots"]
+    assert "greedyzebra" in named[0] and "naiveyak" in named[1]
