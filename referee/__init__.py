@@ -1,4 +1,7 @@
-"""Spite Arena's referee: the rules engine (``spite_engine``) and the gRPC server around it."""
+"""Spite Arena's referee: it holds a match's hidden state and plays it by the rules engine
+(``spite_engine``, a package of its own), sends each seat only what it may see (``match``,
+``seats``, ``replay``), reaches bots over gRPC (``server``) or their pipes (``stdio``), starts
+them in the sandbox (``launcher``, ``sandbox``, ``pool``, ``build``), and enforces their time."""
 
 import os as _os
 
