@@ -14,12 +14,15 @@ kills all of it, children and grandchildren included.
 
 from __future__ import annotations
 
+import array
 import asyncio
 import ctypes
+import fcntl
 import os
 import resource
 import signal
 import sys
+import termios
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,7 +98,8 @@ class BotProcess:
         self.cgroup: BotCgroup | None = None
         self._drain: asyncio.Task[tuple[int, int]] | None = None
         self._cpu = 0.0
-        self._next_log: list[Path | None] = []
+        self._next_log: list[tuple[int, Path | None]] = []
+        """The log files still to switch to, each from the byte of output where it starts."""
         self.output_bytes = 0
         """What the process has printed so far (kept and dropped), as the log reader counted it."""
         self._scanned: list[int] = []
@@ -150,7 +154,7 @@ class BotProcess:
         finally:
             for fd in handover:
                 os.close(fd)
-        self._drain = asyncio.get_running_loop().create_task(self._drain_output())
+        self._drain = asyncio.get_running_loop().create_task(self._drain_output(self.log_path))
 
     def _take_identity(self) -> int | None:
         """A uid of the bot's own when the launcher is root (:mod:`referee.sandbox.identity`):
@@ -215,7 +219,9 @@ class BotProcess:
         env["SPITE_TOKEN_FILE"] = f"/dev/fd/{read_end}"
         return env, (read_end,)
 
-    async def _drain_output(self) -> tuple[int, int]:
+    async def _drain_output(self, log_path: Path | None) -> tuple[int, int]:
+        """Copy the bot's output to ``log_path`` (the file it had when it started; a warm
+        process's later files come by :meth:`switch_log`), capped; returns (written, dropped)."""
         if self.process is None:
             return 0, 0
         source = self.process.stderr if self.stdio else self.process.stdout
@@ -223,25 +229,30 @@ class BotProcess:
             return 0, 0
         written = dropped = 0  # in this log file
         total_written = total_dropped = 0
-        sink = open(self.log_path, "wb", opener=_private) if self.log_path else None
+        sink = open(log_path, "wb", opener=_private) if log_path else None
         try:
             if sink and self.identity_note:
                 sink.write(self.identity_note.encode())
             while chunk := await source.read(65536):
+                start = self.output_bytes
                 self.output_bytes += len(chunk)
-                if self._next_log:  # a warm process's next match: a log file of its own, with its own cap
-                    self._end_log(sink, dropped)
-                    path = self._next_log.pop()
-                    self._next_log.clear()
-                    sink = open(path, "ab", opener=_private) if path else None
-                    written = dropped = 0
-                room = max(0, self.log_cap - written)
-                if sink and room:
-                    sink.write(chunk[:room])
-                written += min(room, len(chunk))
-                dropped += max(0, len(chunk) - room)
-                total_written += min(room, len(chunk))
-                total_dropped += max(0, len(chunk) - room)
+                while chunk:
+                    if self._next_log and self._next_log[0][0] <= start:  # a warm process's next match:
+                        _, path = self._next_log.pop(0)                   # a log file of its own, its own cap
+                        self._end_log(sink, dropped)
+                        sink = open(path, "ab", opener=_private) if path else None
+                        written = dropped = 0
+                        continue
+                    part = chunk if not self._next_log else chunk[:self._next_log[0][0] - start]
+                    chunk, start = chunk[len(part):], start + len(part)
+                    room = max(0, self.log_cap - written)
+                    if sink and room:
+                        sink.write(part[:room])
+                        sink.flush()  # on disk now: a warm process's finished match is read while it idles
+                    written += min(room, len(part))
+                    dropped += max(0, len(part) - room)
+                    total_written += min(room, len(part))
+                    total_dropped += max(0, len(part) - room)
         finally:
             self._end_log(sink, dropped)
         return total_written, total_dropped
@@ -255,11 +266,30 @@ class BotProcess:
 
     def switch_log(self, path: Path | None) -> None:
         """From now on write the bot's output to ``path`` (a warm process's next match), capped
-        at ``log_cap`` bytes again; output already read stays in the previous file."""
+        at ``log_cap`` bytes again. What the bot printed before this call stays in the previous
+        file, read or not: the switch happens at the byte the output has reached now (what the
+        log reader has read, plus what waits in its buffer and in the pipe), so a busy machine
+        whose reader runs late puts no line of one match into the next one's log."""
         if path is not None:  # there now, even if the bot writes nothing in this match
             os.close(_private(str(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC))
         self.log_path = path
-        self._next_log.append(path)
+        self._next_log.append((self.output_bytes + self._unread_bytes(), path))
+
+    def _unread_bytes(self) -> int:
+        """What the bot printed that the log reader has not read yet: its buffer and the pipe."""
+        source = None if self.process is None else self.process.stderr if self.stdio else self.process.stdout
+        if source is None:
+            return 0
+        buffered = len(getattr(source, "_buffer", b""))  # asyncio.StreamReader's own buffer
+        transport = getattr(source, "_transport", None)
+        pipe = transport.get_extra_info("pipe") if transport is not None else None
+        waiting = array.array("i", [0])
+        try:
+            if pipe is not None:
+                fcntl.ioctl(pipe.fileno(), termios.FIONREAD, waiting, True)
+        except (OSError, ValueError):
+            waiting[0] = 0
+        return buffered + waiting[0]
 
     @property
     def pid(self) -> int | None:
