@@ -16,13 +16,18 @@ from tournaments.ratings import RatingParams
 from .test_public_pages import Host
 
 
-def test_the_board_games_and_bot_pages_count_what_the_store_holds(tmp_path: Path) -> None:
+def _ladder(tmp_path: Path, first: str, second: str) -> tuple[Path, ArenaStore, RatingParams, int, int]:
+    """A competition file and a store with two house bots: (file, store, params, first, second)."""
     file = tmp_path / "c.toml"
     file.write_text('name = "pages"\n')
     store = ArenaStore(tmp_path / "data")
     params = RatingParams()
-    one = store.ensure_house_bot("greedy", "1", "greedy", params)
-    two = store.ensure_house_bot("naive", "1", "naive", params)
+    return (file, store, params, store.ensure_house_bot(first, "1", first, params),
+            store.ensure_house_bot(second, "1", second, params))
+
+
+def test_the_board_games_and_bot_pages_count_what_the_store_holds(tmp_path: Path) -> None:
+    file, store, params, one, two = _ladder(tmp_path, "greedy", "naive")
     entrant = store.add_entrant("zoe")
     remote = store.remote_version(store.entrant("zoe").id, "far", "1", params)  # type: ignore[union-attr]
     assert entrant
@@ -74,12 +79,7 @@ def test_a_game_in_play_names_no_bot_until_it_ends(tmp_path: Path) -> None:
     who plays a game in play (its owner could pass it on to the bot): its seats are ``seat 0``
     and ``seat 1`` on the board's "In play", the game's page and its API, as in its live view;
     once it ends, the same pages name both."""
-    file = tmp_path / "c.toml"
-    file.write_text('name = "pages"\n')
-    store = ArenaStore(tmp_path / "data")
-    params = RatingParams()
-    one = store.ensure_house_bot("greedyzebra", "1", "greedy", params)
-    two = store.ensure_house_bot("naiveyak", "1", "naive", params)
+    file, store, params, one, two = _ladder(tmp_path, "greedyzebra", "naiveyak")
     gid = store.add_game((one, two), 7, 7)
     store.take_game(gid, "t")
     client = TestClient(create_app(Host(load_competition(file), tmp_path / "data", store)),

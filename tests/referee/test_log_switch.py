@@ -18,6 +18,14 @@ from referee.launcher import BotProcess
 CAP_S = 120.0  # a cap on each wait for a condition, not a speed check
 
 
+async def _read_up_to(process: BotProcess, count: int) -> None:
+    """Until the log reader has read ``count`` bytes of the bot's output."""
+    waited = time.monotonic()
+    while process.output_bytes < count:
+        await asyncio.sleep(0.02)
+        assert time.monotonic() - waited < CAP_S, "the bot's output never reached the reader"
+
+
 def test_a_line_printed_before_the_switch_stays_in_the_first_log_though_unread(tmp_path: Path) -> None:
     trigger = tmp_path / "go"
     script = ("import os, sys, time\n"
@@ -37,10 +45,7 @@ def test_a_line_printed_before_the_switch_stays_in_the_first_log_though_unread(t
                 assert time.monotonic() - waited < CAP_S, "the bot printed nothing"
             process.switch_log(second)
             trigger.touch()
-            waited = time.monotonic()
-            while process.output_bytes < len("first match line\nsecond match line\n"):
-                await asyncio.sleep(0.02)
-                assert time.monotonic() - waited < CAP_S, "the bot's second line never reached the reader"
+            await _read_up_to(process, len("first match line\nsecond match line\n"))
             # on disk while the process lives on (a warm process idles between matches, its last
             # match's log is read then): nothing waits in a buffer of the referee's
             assert "first match line" in first.read_text() and "second match line" in second.read_text()
@@ -66,10 +71,7 @@ def test_switches_with_nothing_printed_between_them_leave_empty_logs(tmp_path: P
             for path in logs[1:]:
                 process.switch_log(path)
             trigger.touch()
-            waited = time.monotonic()
-            while process.output_bytes < len("late line\n"):
-                await asyncio.sleep(0.02)
-                assert time.monotonic() - waited < CAP_S, "the line never reached the reader"
+            await _read_up_to(process, len("late line\n"))
         finally:
             await process.stop(grace=0)
 
