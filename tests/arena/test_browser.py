@@ -217,3 +217,45 @@ def test_the_admin_page_answers_the_organizer(tmp_path: Path, chromium: Any) -> 
         assert vid in [r["id"] for r in arena.get("/api/leaderboard")[1]]
         screenshot(page, "arena-admin")
         assert not errors, errors
+
+
+def test_an_entrant_pages_through_their_games_fifty_at_a_time(tmp_path: Path, chromium: Any) -> None:
+    """``/me`` lists an entrant's games fifty at a time, newest first, with "older" and "newer"
+    (120 finished games of a remote version against a house bot, in a real store)."""
+    from spite_arena.config import load_competition
+    from spite_arena.store import ArenaStore
+    from spite_arena.web import create_app
+    from tests.web.conftest import serve
+    from tournaments.ratings import RatingParams
+
+    from .test_public_pages import Host
+
+    file = tmp_path / "c.toml"
+    file.write_text('name = "pager"\n')
+    store, params = ArenaStore(tmp_path / "data"), RatingParams()
+    house = store.ensure_house_bot("greedy", "1", "greedy", params)
+    key = store.add_entrant("zoe")
+    mine = store.remote_version(store.entrant("zoe").id, "far", "1", params)  # type: ignore[union-attr]
+    for number in range(120):
+        gid = store.add_game((mine, house), 1000 + number, 1000 + number)
+        store.take_game(gid, "t")
+        store.finish_game(gid, ending="stalemate", reason="r", winners=[0], scores=[0, 0], faults=[[], []],
+                          replay=None, logs=[None, None], params=params)
+    with serve(create_app(Host(load_competition(file), tmp_path / "data", store))) as url:
+        page = chromium.new_page(viewport={"width": 1280, "height": 800})
+        page.set_default_timeout(300_000)  # a cap on every wait for a condition, not a speed check
+        page.goto(url + "/me")
+        page.fill("#key", key)
+        page.click("#login button")
+        page.wait_for_function("document.querySelector('#my-count').textContent.includes('showing 1–50')")
+        first = page.text_content("#games tbody tr:first-child td:first-child")
+        assert page.locator("#games tbody tr").count() == 50 and page.is_hidden("#newer")
+        page.click("#older")
+        page.wait_for_function("document.querySelector('#my-count').textContent.includes('showing 51–100')")
+        page.click("#older")
+        page.wait_for_function("document.querySelector('#my-count').textContent.includes('showing 101–120')")
+        assert page.locator("#games tbody tr").count() == 20 and page.is_hidden("#older")
+        page.click("#newer")
+        page.click("#newer")
+        page.wait_for_function("document.querySelector('#my-count').textContent.includes('showing 1–50')")
+        assert page.text_content("#games tbody tr:first-child td:first-child") == first
