@@ -25,7 +25,7 @@ from spite_engine import Ending, RulesError, parse_rules
 from .ratings import RatingParams, Ratings, placings
 from .standings import Standings, head_to_head
 from .standings import rows as standing_rows
-from .store import FinishedMatch, Store, StoreError, TournamentRow
+from .store import FinishedMatch, GameRecord, Store, StoreError, TournamentRow
 from .timing import bucket_value
 
 RESULTS = ("won", "drawn", "lost")
@@ -476,11 +476,11 @@ class Queries:
         hello: dict[str, set[str]] = {}
         for match in finished:
             for seat in match.seats:
-                if match.entrants[seat["seat"]] != entrant:
+                if match.entrants[seat.seat] != entrant:
                     continue
-                histogram.update(seat["decision_histogram"])
-                hello.setdefault(seat["bot"], set()).add(seat["version"])
-                faults += [Fault(match.id, match.ordinal, seat["seat"], why) for why in seat["faults"]]
+                histogram.update(seat.decision_histogram)
+                hello.setdefault(seat.bot, set()).add(seat.version)
+                faults += [Fault(match.id, match.ordinal, seat.seat, why) for why in seat.faults]
         versions = tuple({**bot, "reported": ", ".join(sorted(hello.get(bot["name"], ())))}
                          for bot in self.store.bots(found.id) if bot["name"] in standing.members)
         opponents = tuple(OpponentRecord(other, cell["score"], int(cell["played"]))
@@ -499,7 +499,7 @@ class Queries:
             return ()
         logs = []
         for match in finished:
-            replay = next((g["replay"] for g in match.games if g.get("replay")), None)
+            replay = next((g.replay for g in match.games if g.replay), None)
             if not replay:
                 continue
             prefix = Path(replay).name.rsplit("-g", 1)[0]
@@ -517,7 +517,7 @@ class Queries:
         raise NotFound(f"no log of {name!r} for match {match_id}, seat {seat}")
 
 
-def _game_row(tournament_id: int, rules: str, match: FinishedMatch, game: dict[str, Any]) -> GameRow:
-    return GameRow(tournament_id, match.id, match.ordinal, game["game_number"], rules, match.bots, match.entrants,
-                   game["ending"], bool(game["by_rules"]), tuple(game["winners"]), tuple(game["scores"]),
-                   game["reason"], game["offender"], game["moves"], game["turns"], bool(game.get("replay")))
+def _game_row(tournament_id: int, rules: str, match: FinishedMatch, game: GameRecord) -> GameRow:
+    return GameRow(tournament_id, match.id, match.ordinal, game.game_number, rules, match.bots, match.entrants,
+                   game.ending, game.by_rules, game.winners, game.scores, game.reason, game.offender, game.moves,
+                   game.turns, bool(game.replay))

@@ -106,25 +106,25 @@ class Standings:
                     cell[1] += 1
         seen: set[str] = set()
         for seat in match.seats:
-            stats = self.entrants[match.entrants[seat["seat"]]]
+            stats = self.entrants[match.entrants[seat.seat]]
             for key in ("timeouts", "illegal_moves", "malformed", "crashes", "decisions"):
-                setattr(stats, key, getattr(stats, key) + seat[key])
-            stats.histogram.update(seat["decision_histogram"])
-            health = self.health.setdefault(seat["bot"], BotHealth())
-            if seat["bot"] not in seen:
+                setattr(stats, key, getattr(stats, key) + getattr(seat, key))
+            stats.histogram.update(seat.decision_histogram)
+            health = self.health.setdefault(seat.bot, BotHealth())
+            if seat.bot not in seen:
                 health.matches += 1
-                seen.add(seat["bot"])
+                seen.add(seat.bot)
             for key in ("timeouts", "illegal_moves", "malformed", "crashes"):
-                setattr(health, key, getattr(health, key) + seat[key])
-            if seat["faults"]:
-                health.last_fault = seat["faults"][-1]
-            stats.cpu_us += seat.get("cpu_us_total", 0)
+                setattr(health, key, getattr(health, key) + getattr(seat, key))
+            if seat.faults:
+                health.last_fault = seat.faults[-1]
+            stats.cpu_us += seat.cpu_us_total
         for bot in set(match.bots):
             seats = {i for i, b in enumerate(match.bots) if b == bot}
             health = self.health.setdefault(bot, BotHealth())
             health.games += len(match.games)
             health.failed_games += sum(1 for g in match.games
-                                       if g["offender"] in seats and g["ending"] in FAILED_ENDINGS)
+                                       if g.offender in seats and g.ending in FAILED_ENDINGS)
 
     def bench(self, bot: str, reason: str) -> None:
         self.health.setdefault(bot, BotHealth()).benched = reason

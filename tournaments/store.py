@@ -203,6 +203,70 @@ class MatchRow:
 
 
 @dataclass(frozen=True)
+class GameRecord:
+    """One game of a done match, as the store holds it (the ``games`` table)."""
+
+    match_id: int
+    game_number: int
+    seed: int
+    first_seat: int
+    ending: str
+    """A ``spite_engine.Ending`` value."""
+    by_rules: bool
+    """Ended by the rules (not cut off by the referee)."""
+    winners: tuple[int, ...]
+    """Seats; empty: a draw."""
+    scores: tuple[int, ...]
+    reason: str
+    offender: int | None
+    moves: int
+    turns: int
+    replay: str | None
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> GameRecord:
+        return cls(row["match_id"], row["game_number"], int(row["seed"]), row["first_seat"], row["ending"],
+                   bool(row["by_rules"]), tuple(json.loads(row["winners"])), tuple(json.loads(row["scores"])),
+                   row["reason"], row["offender"], row["moves"], row["turns"], row["replay"])
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    """One seat of a done match, as the store holds it (the ``seat_results`` table)."""
+
+    match_id: int
+    seat: int
+    bot: str
+    entrant: str
+    version: str
+    """What the bot said in its Hello."""
+    status: str
+    points: int
+    timeouts: int
+    illegal_moves: int
+    malformed: int
+    crashes: int
+    decisions: int
+    decision_us_p50: int
+    decision_us_p99: int
+    decision_histogram: dict[int, int]
+    """Decisions per time bucket (:func:`tournaments.timing.histogram`)."""
+    faults: tuple[str, ...]
+    cpu_us_p50: int
+    cpu_us_p99: int
+    cpu_us_total: int
+    """CPU time of the bot's processes over all its decisions in the match."""
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> SeatRecord:
+        return cls(row["match_id"], row["seat"], row["bot"], row["entrant"], row["version"], row["status"],
+                   row["points"], row["timeouts"], row["illegal_moves"], row["malformed"], row["crashes"],
+                   row["decisions"], row["decision_us_p50"], row["decision_us_p99"],
+                   {int(k): v for k, v in json.loads(row["decision_histogram"]).items()},
+                   tuple(json.loads(row["faults"])), row["cpu_us_p50"], row["cpu_us_p99"], row["cpu_us_total"])
+
+
+@dataclass(frozen=True)
 class FinishedMatch:
     """A done match as the leaderboard and the ratings read it."""
 
@@ -216,8 +280,8 @@ class FinishedMatch:
     seed: int
     points: tuple[int, ...]
     elapsed_s: float
-    games: tuple[dict[str, Any], ...]
-    seats: tuple[dict[str, Any], ...]
+    games: tuple[GameRecord, ...]
+    seats: tuple[SeatRecord, ...]
 
 
 class Store:
@@ -529,21 +593,14 @@ class Store:
         """Every done match (or just ``match_id``), in schedule order, with its games and seat reports."""
         where = "m.tournament_id = ? AND m.status = 'done'" + (" AND m.id = ?" if match_id is not None else "")
         args: tuple[Any, ...] = (tournament_id,) + ((match_id,) if match_id is not None else ())
-        games: dict[int, list[dict[str, Any]]] = {}
+        games: dict[int, list[GameRecord]] = {}
         for r in self.db.execute(f"SELECT g.* FROM games g JOIN matches m ON m.id = g.match_id WHERE {where} "
                                  "ORDER BY g.match_id, g.game_number", args):
-            game = dict(r)
-            game["winners"] = json.loads(game["winners"])
-            game["scores"] = json.loads(game["scores"])
-            game["seed"] = int(game["seed"])
-            games.setdefault(r["match_id"], []).append(game)
-        seats: dict[int, list[dict[str, Any]]] = {}
+            games.setdefault(r["match_id"], []).append(GameRecord.from_row(r))
+        seats: dict[int, list[SeatRecord]] = {}
         for r in self.db.execute(f"SELECT s.* FROM seat_results s JOIN matches m ON m.id = s.match_id WHERE {where} "
                                  "ORDER BY s.match_id, s.seat", args):
-            seat = dict(r)
-            seat["decision_histogram"] = {int(k): v for k, v in json.loads(seat["decision_histogram"]).items()}
-            seat["faults"] = json.loads(seat["faults"])
-            seats.setdefault(r["match_id"], []).append(seat)
+            seats.setdefault(r["match_id"], []).append(SeatRecord.from_row(r))
         out = []
         for r in self.db.execute(f"SELECT * FROM matches m WHERE {where} ORDER BY m.ordinal", args):
             out.append(FinishedMatch(r["id"], r["ordinal"], r["round"], r["unit"], r["rotation"],

@@ -94,9 +94,9 @@ def comparable(db: Path) -> tuple[list[Any], list[Any]]:
         found = store.tournament()
         assert found is not None
         matches = [(m.ordinal, m.round, m.unit, m.rotation, m.bots, m.seed, m.points,
-                    [(g["game_number"], g["seed"], g["first_seat"], g["ending"], g["winners"], g["scores"], g["moves"],
-                      g["turns"]) for g in m.games],
-                    [(s["seat"], s["bot"], s["points"], s["decisions"], s["timeouts"], s["crashes"]) for s in m.seats])
+                    [(g.game_number, g.seed, g.first_seat, g.ending, g.winners, g.scores, g.moves,
+                      g.turns) for g in m.games],
+                    [(s.seat, s.bot, s.points, s.decisions, s.timeouts, s.crashes) for s in m.seats])
                    for m in store.finished(found.id)]
         return matches, list(store.rating_history(found.id))
 

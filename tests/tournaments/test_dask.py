@@ -52,7 +52,7 @@ def test_a_tournament_on_workers_that_share_nothing_survives_a_killed_worker_and
         assert found is not None
         finished = store.finished(found.id)
         assert len(finished) == 6
-        replays = [Path(g["replay"]) for m in finished for g in m.games]
+        replays = [Path(g.replay) for m in finished for g in m.games]
     assert replays and all(p.parent == runner / "replays" and p.is_file() for p in replays)
     logs = sorted((runner / "logs").rglob("*.log"))
     assert len(logs) >= 2 * len(finished)

@@ -127,7 +127,7 @@ def test_a_mixed_league_of_hostile_and_sample_bots(tmp_path: Path) -> None:
             assert m.status == "done", (m.bots, m.status, m.error)
 
     # what each did is recorded with its reason, and each game against a sample bot is its loss
-    endings = {(m.bots[g["offender"]], g["ending"]) for m in finished for g in m.games if g["offender"] is not None}
+    endings = {(m.bots[g.offender], g.ending) for m in finished for g in m.games if g.offender is not None}
     assert ("hostile-crash-mid", "crash") in endings and ("hostile-garbage", "malformed") in endings
     assert ("hostile-loop-forever", "timeout") in endings
     samples = {"greedy", "naive"}

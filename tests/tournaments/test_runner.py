@@ -51,7 +51,7 @@ def test_the_league_plays_every_scheduled_match_once(league: Run) -> None:
         pairs = {frozenset(m.entrants) for m in finished}
         assert pairs == {frozenset(p) for p in (("greedy", "random"), ("greedy", "naive"), ("random", "naive"))}
         for m in finished:  # the game's deal is the match seed's game 0
-            assert m.games[0]["seed"] != m.seed and m.seats[0]["bot"] == m.bots[0]
+            assert m.games[0].seed != m.seed and m.seats[0].bot == m.bots[0]
         assert store.tournament(tid).status == "finished"
         assert {o for o, *_ in store.rating_history(tid)} == set(range(6))
     assert league.output.count("\n[") + league.output.startswith("[") == 6, league.output
@@ -186,7 +186,7 @@ def test_a_crashing_bot_is_counted_and_called_out(tmp_path: Path) -> None:
     assert board["hostile-crash-mid"]["crashes"] == 2 and board["hostile-crash-mid"]["losses"] == 2
     assert board["greedy"]["wins"] == 2
     with Store(tmp_path / "c.db", readonly=True) as store:
-        endings = {g["ending"] for m in store.finished(result.outcome.tournament_id) for g in m.games}
+        endings = {g.ending for m in store.finished(result.outcome.tournament_id) for g in m.games}
     assert endings == {"crash"}
 
 
@@ -282,7 +282,7 @@ def test_a_match_to_points_plays_several_games_up_to_the_cap(tmp_path: Path) -> 
     for match in finished:
         assert 1 <= len(match.games) <= 2
         assert len(match.games) == 2 or max(match.points) >= 50, "a match ends at 50 points or at the cap"
-        assert list(match.points) == [sum(g["scores"][s] for g in match.games) for s in range(2)]
+        assert list(match.points) == [sum(g.scores[s] for g in match.games) for s in range(2)]
     board = {row["name"]: row for row in result.outcome.board}
     assert sum(row["games"] for row in board.values()) == 2 * sum(len(m.games) for m in finished)
     assert sum(row["points"] for row in board.values()) == sum(sum(m.points) for m in finished)

@@ -64,8 +64,8 @@ def test_a_match_is_recorded_with_its_results_in_one_transaction_and_only_once(t
     store.mark_running(match.id, "w")
     store.record(match, result([1, 0]), [(0, "a", 26.0, 7.0)])
     done = store.finished(tid)
-    assert len(done) == 1 and done[0].points == (1, 0) and done[0].games[0]["seed"] == 2**64 - 2
-    assert done[0].seats[1]["decision_histogram"] == {81: 10}
+    assert len(done) == 1 and done[0].points == (1, 0) and done[0].games[0].seed == 2**64 - 2
+    assert done[0].seats[1].decision_histogram == {81: 10}
     with pytest.raises(StoreError, match="already finished"):
         store.record(match, result([1, 0]))
     assert store.db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
@@ -112,7 +112,7 @@ def test_readers_see_the_store_while_the_writer_has_it_open(tmp_path: Path) -> N
     store.mark_running(match.id, "w")
     store.record(match, result([0, 0], "stalemate"))
     assert reader.counts(tid)["done"] == 1
-    assert reader.finished(tid)[0].games[0]["by_rules"] == 1
+    assert reader.finished(tid)[0].games[0].by_rules
     with pytest.raises(StoreError, match="readonly"):  # SQLite's errors reach callers as StoreError now
         reader.db.execute("DELETE FROM matches")
 

@@ -45,11 +45,11 @@ def test_a_league_beside_eight_busy_processes_charges_no_honest_bot(tmp_path: Pa
     charged: dict[str, list[str]] = {}
     for m in finished:
         for seat in m.seats:
-            if seat["faults"]:
-                charged.setdefault(m.bots[seat["seat"]], []).extend(seat["faults"])
+            if seat.faults:
+                charged.setdefault(m.bots[seat.seat], []).extend(seat.faults)
         for game in m.games:
-            if game["offender"] is not None:
-                charged.setdefault(m.bots[game["offender"]], []).append(game["ending"])
+            if game.offender is not None:
+                charged.setdefault(m.bots[game.offender], []).append(game.ending)
     # no honest bot is charged anything, however little CPU the machine gave it
     assert not {bot: why for bot, why in charged.items() if bot in HONEST}, (charged, incidents)
     # every match between honest bots was played (not void, not benched)
@@ -59,5 +59,5 @@ def test_a_league_beside_eight_busy_processes_charges_no_honest_bot(tmp_path: Pa
     # the bot that sleeps past its limit was given its time, and is charged in every game it played
     against = [m for m in finished if "sleeper" in m.bots]
     assert against, (matches, incidents)
-    assert all(any(g["ending"] == "timeout" and m.bots[g["offender"]] == "sleeper" for g in m.games)
+    assert all(any(g.ending == "timeout" and m.bots[g.offender] == "sleeper" for g in m.games)
                for m in against), [(m.bots, m.games) for m in against]

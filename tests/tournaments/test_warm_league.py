@@ -25,7 +25,7 @@ OVER = re.compile(r"over process=(\w+) match=(\w+) warm=(\d)")
 
 def outcomes(result: Run) -> dict[int, list[tuple[str, list[int]]]]:
     with Store(result.db, readonly=True) as store:
-        return {m.ordinal: [(g["ending"], list(g["winners"])) for g in m.games]
+        return {m.ordinal: [(g.ending, list(g.winners)) for g in m.games]
                 for m in store.finished(result.outcome.tournament_id)}
 
 
