@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.manifest import resolve_bot
+from tournaments.bot_specs import resolve_bot
 from tournaments import seeds
 
 from .config import Competition

@@ -23,7 +23,8 @@ from typing import Any, Callable
 
 from referee.labels import terminal_safe
 from referee.local import LocalMatch, play_local_match
-from referee.manifest import BotManifest, ManifestError, resolve_bot
+from referee.manifest import BotManifest, ManifestError
+from .bot_specs import resolve_bot
 from referee.match import MatchConfig, Policy, TimeControl
 from referee.reports import SeatReport
 from referee.status import SeatStatus

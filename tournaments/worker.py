@@ -47,7 +47,7 @@ async def play(job: MatchJob, worker: str = "", pool: BotPool | None = None) -> 
     """Play one job's match; never raises: a failure is a result with ``ok`` false. With a
     ``pool`` and a job that allows it, on warm bot processes."""
     from referee.local import play_local_match
-    from referee.manifest import resolve_bot
+    from .bot_specs import resolve_bot
     from referee.feed import feed_path
     from referee.match import MatchConfig
 

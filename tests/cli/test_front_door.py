@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.manifest import SAMPLE_BOTS
+from tournaments.bot_specs import SAMPLE_BOTS
 from spite_cli.common import EXIT_CODES_HELP
 
 from .conftest import CRASHY, spite

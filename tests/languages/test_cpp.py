@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from referee.local import play_local_match
-from referee.manifest import BotManifest, load_manifest, resolve_bot
+from referee.manifest import BotManifest, load_manifest
+from tournaments.bot_specs import resolve_bot
 from referee.match import MatchConfig, Policy, TimeControl
 from spite.v1 import game_pb2 as gpb
 from spite.v1 import referee_pb2 as rpb

@@ -14,7 +14,7 @@ import pytest
 from referee import replay as replay_file
 from referee.local import play_local_match
 from referee.match import MatchConfig, Policy, TimeControl
-from referee.manifest import resolve_bot
+from tournaments.bot_specs import resolve_bot
 from spite_engine import parse_rules
 from tournaments.checkbot import check_bot
 
