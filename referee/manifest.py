@@ -37,7 +37,7 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from referee.labels import LabelError, check_label
 from referee.sandbox import Limits, limits_from_table
@@ -133,7 +133,7 @@ def load_manifest(path: Path | str) -> BotManifest:
     return manifest_from_dict(read_toml(path, "manifest", ManifestError), path)
 
 
-def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
+def manifest_from_dict(data: dict[str, object], path: Path) -> BotManifest:
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ManifestError(f"{path}: field 'name' is required (a non-empty string)")

@@ -215,8 +215,8 @@ class Ladder:
         through the lobby. A remote bot that never connects loses by the referee's rules."""
         from referee.local import play_local_match
         from referee.manifest import ManifestError
-        from tournaments.bot_specs import resolve_bot
         from referee.match import Match, MatchConfig
+        from tournaments.bot_specs import resolve_bot
 
         if self.lobby is None or self.referee is None:
             return JobResult(game.id, worker, False, error="no lobby for remote bots", platform_fault=True)
