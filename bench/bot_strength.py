@@ -210,7 +210,7 @@ def run_referee_deals(spec: str, a: str, b: str, deals: int, master: int, decisi
 
     from referee.local import play_local_match
     from referee.match import MatchConfig, Policy, TimeControl
-    from referee.manifest import resolve_bot
+    from tournaments.bot_specs import resolve_bot
 
     rules = parse_rules(spec)
     if rules.players != 2:

@@ -28,10 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Sequence
 
-from .deadlines import run_queue_seconds
+from .deadlines import GIVEN_CAP, run_queue_seconds
+from .manifest import BotManifest
 from .sandbox import (SUPERVISOR, BotCgroup, BotIdentity, Isolation, Limits, SandboxError, SandboxMode,
                       allocate_identity, bwrap_command, bwrap_returncode, child_rlimits, default_limits, descendants,
-                      detect, process_cpu_seconds, program_path, sweep, unreachable)
+                      detect, process_cpu_seconds, program_path, runtime_hints, sweep, unreachable)
 from .sandbox.environment import LAUNCH_ENVIRONMENT
 from .sandbox.environment import encode as encode_environment
 from .sandbox.space import mount_private, unmount
@@ -62,6 +63,28 @@ class ExitInfo:
     """Which limit ended the bot, where the launcher can tell (e.g. the memory limit)."""
     sandbox: str = ""
     """The sandbox mode it ran in: ``bubblewrap`` or ``insecure``."""
+
+
+@dataclass(frozen=True)
+class SeatLaunch:
+    """What the referee starts one seat's bot with, beside the bot's own manifest: where it
+    lives, what it is told and what it must not see."""
+
+    home: Path
+    """Its private home (made by the caller)."""
+    token: str
+    """Its seat token: handed over in a pipe, never in the environment."""
+    address: str
+    """The referee a gRPC bot dials (``SPITE_ADDRESS``); unused by a stdio bot."""
+    socket_dir: Path
+    """The directory holding that address's socket, bound into a gRPC bot's sandbox."""
+    connect_ms: int
+    """The match's connect time: a gRPC bot's SDK waits ``GIVEN_CAP`` times it."""
+    bot_seed: int = 0
+    hidden: tuple[Path, ...] = ()
+    """Paths its sandbox hides (the logs, the replays, the tournament's store)."""
+    log_path: Path | None = None
+    """Where its output goes (None: drained and dropped)."""
 
 
 class BotProcess:
@@ -104,6 +127,24 @@ class BotProcess:
         """What the process has printed so far (kept and dropped), as the log reader counted it."""
         self._scanned: list[int] = []
         self._scanned_at = 0.0
+
+    @classmethod
+    def from_manifest(cls, bot: BotManifest, launch: SeatLaunch) -> BotProcess:
+        """The process for ``bot`` in a seat started as ``launch`` says, under the machine's
+        sandbox, with the bot's limits (or its language's) and its manifest's ``env`` (not yet
+        started: :meth:`start`)."""
+        stdio = bot.transport == "stdio"
+        settings = {"SPITE_BOT_SEED": str(launch.bot_seed), "HOME": str(launch.home)}
+        if not stdio:
+            settings["SPITE_ADDRESS"] = launch.address
+            # the SDK's patience: as long as the match may wait for the bot (Match._wait_for_seats
+            # adds the time a starved start-up was not given, up to GIVEN_CAP times connect_ms)
+            settings["SPITE_CONNECT_TIMEOUT"] = f"{GIVEN_CAP * launch.connect_ms / 1000:g}"
+        hints = runtime_hints(bot.language, bot.limits or default_limits(bot.language))
+        env = cls.clean_env({**hints, **bot.env, **settings})  # the token goes in a pipe
+        isolation = Isolation(home=launch.home, socket_dir=None if stdio else launch.socket_dir, hidden=launch.hidden)
+        return cls(bot.name, bot.command, bot.workdir, env, launch.log_path, stdio=stdio, limits=bot.limits,
+                   language=bot.language, isolation=isolation, token=launch.token, stdio_format=bot.stdio_format)
 
     @classmethod
     def clean_env(cls, extra: dict[str, str]) -> dict[str, str]:
@@ -507,4 +548,4 @@ def kill_group(pgid: int) -> None:
         pass
 
 
-__all__ = ["BotProcess", "ExitInfo", "LIMITS", "LOG_CAP", "SandboxError", "die_with_parent", "kill_group"]
+__all__ = ["BotProcess", "ExitInfo", "SeatLaunch", "LIMITS", "LOG_CAP", "SandboxError", "die_with_parent", "kill_group"]

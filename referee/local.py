@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import AsyncIterator, Awaitable, Callable, Sequence
 
-from referee.manifest import BotManifest
-
 from .deadlines import GIVEN_CAP
-from .launcher import BotProcess, ExitInfo
+from .launcher import BotProcess, ExitInfo, SeatLaunch
+from .manifest import BotManifest
 from .match import Match, MatchConfig, Seat
 from .replay import bot_log_path
-from .sandbox import Isolation, default_limits, detect, runtime_hints
+from .sandbox import detect
 from .scratch import OwnedScratch, socket_directory
 from .server import RunningReferee, start_referee, unix_address
+from .session import Arena
 from .stdio import serve_stdio_seat
 
 
@@ -64,25 +64,17 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
                         await result
                 for seat in match.seats:
                     match.expect_process(seat)
-                hidden = tuple(p for p in (log_dir, config.replay_dir, *hide) if p is not None)
-                for directory in (log_dir, config.replay_dir):
-                    if directory is not None:
-                        directory.mkdir(parents=True, exist_ok=True)
-                close_to_others(hidden)
+                hidden = open_private_dirs(config, log_dir, hide)
                 for seat, bot in zip(match.seats, bots):
-                    log_path = bot_log_path(log_dir, match.match_id, seat.index, bot.name) if log_dir else None
                     home = root / f"seat{seat.index}"
                     home.mkdir(mode=0o700)
-                    match.launching(seat)
-                    process = await launch_bot(bot, home, seat.token, address, socket_dir, hidden, log_path,
-                                               bot_seed, config.time_control.connect_ms)
+                    launch = seat_launch(match, seat, bot, home, address=address, socket_dir=socket_dir,
+                                         hidden=hidden, log_dir=log_dir, bot_seed=bot_seed)
+                    process, session = await launch_seat(referee.arena, match, seat, bot, launch)
                     processes.append(process)
-                    match.bind_process(seat, process)
-                    loop = asyncio.get_running_loop()
-                    watchers.append(loop.create_task(_watch(match, seat, process)))
-                    if process.stdio:
-                        watchers.append(loop.create_task(serve_stdio_seat(
-                            referee.arena, match, seat, process, hello_allowance_s(config))))
+                    watchers.append(asyncio.get_running_loop().create_task(_watch(match, seat, process)))
+                    if session is not None:
+                        watchers.append(session)
                 await match.finished.wait()
         finally:
             for watcher in watchers:
@@ -93,27 +85,42 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
         return LocalMatch(match, exits, [p.log_path for p in processes])
 
 
-async def launch_bot(bot: BotManifest, home: Path, token: str, address: str, socket_dir: Path,
-                     hidden: Sequence[Path], log_path: Path | None, bot_seed: int, connect_ms: int) -> BotProcess:
-    """Start ``bot`` under the machine's sandbox with ``home`` as its private home, its seat
-    ``token`` in a pipe, and (gRPC) the referee's ``address``, reachable in ``socket_dir``."""
-    if log_path is not None:
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-    stdio = bot.transport == "stdio"
-    settings = {"SPITE_BOT_SEED": str(bot_seed), "HOME": str(home)}
-    if not stdio:
-        settings["SPITE_ADDRESS"] = address
-        # the SDK's patience: as long as the match may wait for the bot (Match._wait_for_seats
-        # adds the time a starved start-up was not given, up to GIVEN_CAP times connect_ms)
-        settings["SPITE_CONNECT_TIMEOUT"] = f"{GIVEN_CAP * connect_ms / 1000:g}"
-    hints = runtime_hints(bot.language, bot.limits or default_limits(bot.language))
-    env = BotProcess.clean_env({**hints, **bot.env, **settings})  # the token goes in a pipe
-    isolation = Isolation(home=home, socket_dir=None if stdio else socket_dir, hidden=tuple(hidden))
-    process = BotProcess(bot.name, bot.command, bot.workdir, env, log_path, stdio=stdio,
-                         limits=bot.limits, language=bot.language, isolation=isolation, token=token,
-                         stdio_format=bot.stdio_format)
+def open_private_dirs(config: MatchConfig, log_dir: Path | None, hide: Sequence[Path]) -> tuple[Path, ...]:
+    """The paths no bot of the match may see: the log and replay directories (made here) and
+    ``hide``, closed to other users (:func:`close_to_others`)."""
+    hidden = tuple(p for p in (log_dir, config.replay_dir, *hide) if p is not None)
+    for directory in (log_dir, config.replay_dir):
+        if directory is not None:
+            directory.mkdir(parents=True, exist_ok=True)
+    close_to_others(hidden)
+    return hidden
+
+
+def seat_launch(match: Match, seat: Seat, bot: BotManifest, home: Path, *, address: str, socket_dir: Path,
+                hidden: tuple[Path, ...], log_dir: Path | None, bot_seed: int) -> SeatLaunch:
+    """How ``seat``'s bot is started: in ``home``, with the seat's token, the referee at
+    ``address`` (reachable in ``socket_dir``), its log in ``log_dir`` and ``hidden`` out of view."""
+    log_path = bot_log_path(log_dir, match.match_id, seat.index, bot.name) if log_dir else None
+    return SeatLaunch(home=home, token=seat.token, address=address, socket_dir=socket_dir,
+                      connect_ms=match.config.time_control.connect_ms, bot_seed=bot_seed, hidden=hidden,
+                      log_path=log_path)
+
+
+async def launch_seat(arena: Arena, match: Match, seat: Seat, bot: BotManifest,
+                      launch: SeatLaunch) -> tuple[BotProcess, asyncio.Task[None] | None]:
+    """Start ``bot`` for ``seat`` as ``launch`` says and bind it to the seat (its connect time
+    starts when it runs). A stdio bot's session is served on its pipes by the task returned
+    with it (None for a gRPC bot, which dials the referee itself)."""
+    if launch.log_path is not None:
+        launch.log_path.parent.mkdir(parents=True, exist_ok=True)
+    match.launching(seat)
+    process = BotProcess.from_manifest(bot, launch)
     await process.start()
-    return process
+    match.bind_process(seat, process)
+    if not process.stdio:
+        return process, None
+    session = serve_stdio_seat(arena, seat, process, hello_allowance_s(match.config))
+    return process, asyncio.get_running_loop().create_task(session)
 
 
 def hello_allowance_s(config: MatchConfig) -> float:

@@ -1,4 +1,4 @@
-"""Bot manifests (``bot.toml``) and how a command-line BOT argument becomes one.
+"""Bot manifests (``bot.toml``): reading and checking one.
 
 A manifest::
 
@@ -37,17 +37,14 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from referee.labels import LabelError, check_label
 from referee.sandbox import Limits, limits_from_table
 from referee.sandbox.environment import check_manifest_env
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_BOTS = REPO_ROOT / "sample_bots"
 TRANSPORTS = ("grpc", "stdio")
 STDIO_FORMATS = ("json", "protobuf")
-_SCRIPT_SUFFIXES = {".py", ".js", ".mjs", ".ts", ".pl", ".rb", ".jar", ".sh"}
 
 
 class ManifestError(ValueError):
@@ -136,7 +133,7 @@ def load_manifest(path: Path | str) -> BotManifest:
     return manifest_from_dict(read_toml(path, "manifest", ManifestError), path)
 
 
-def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
+def manifest_from_dict(data: dict[str, object], path: Path) -> BotManifest:
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ManifestError(f"{path}: field 'name' is required (a non-empty string)")
@@ -224,31 +221,6 @@ def _confine_command(command: list[str], workdir: Path, folder: Path, where: str
                 raise ManifestError(f"{where}: field 'command': {part!r} leads out of the bot's folder {folder}; "
                                     f"put the file in the folder (a manifest may name only its own files, "
                                     f"{{python}} and programs on PATH)")
-
-
-def resolve_bot(spec: str) -> BotManifest:
-    """A BOT argument: a sample bot's name, a bot.toml or its directory, a .py file, or a command line."""
-    sample = SAMPLE_BOTS / spec / "bot.toml"
-    if "/" not in spec and sample.is_file():
-        return load_manifest(sample)
-    path = Path(spec)
-    if path.suffix == ".toml" or (path.is_dir() and (path / "bot.toml").is_file()):
-        return load_manifest(path)
-    if path.suffix == ".py" and path.is_file():
-        return BotManifest(name=path.stem, command=(sys.executable, str(path.resolve())), workdir=Path.cwd(),
-                           language="python")
-    words = shlex.split(spec)
-    if not words:
-        raise ManifestError("an empty bot command")
-    known = ", ".join(sorted(p.parent.name for p in SAMPLE_BOTS.glob("*/bot.toml")))
-    program = next((w for w in reversed(words) if Path(w).suffix in _SCRIPT_SUFFIXES), words[0])
-    manifest = BotManifest(name=Path(program).stem, command=tuple(words), workdir=Path.cwd())
-    try:
-        manifest.check_command()
-    except ManifestError:
-        raise ManifestError(f"{spec!r} is not a sample bot ({known}), a bot.toml, a .py file, "
-                            f"or a command found on PATH") from None
-    return manifest
 
 
 def bot_fingerprint(manifest: BotManifest) -> str:

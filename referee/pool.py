@@ -32,13 +32,12 @@ from pathlib import Path
 from typing import Sequence
 
 from .launcher import BotProcess, ExitInfo
-from .local import LocalMatch, close_to_others, connectable, hello_allowance_s, launch_bot, reachable
-from .replay import bot_log_path
+from .local import LocalMatch, connectable, launch_seat, open_private_dirs, reachable, seat_launch
 from .manifest import BotManifest
 from .match import Match, MatchConfig, Seat
+from .replay import bot_log_path
 from .scratch import OwnedScratch, socket_directory
 from .server import RunningReferee, start_referee, unix_address
-from .stdio import serve_stdio_seat
 from .warm import WarmLine, WarmLines
 
 log = logging.getLogger("spite.referee")
@@ -150,11 +149,7 @@ class BotPool:
         lines = self.referee.arena.warm
         if lines is not None:
             lines.bot_seeds[match.match_id] = bot_seed
-        hidden = tuple(p for p in (log_dir, config.replay_dir, *hide) if p is not None)
-        for directory in (log_dir, config.replay_dir):
-            if directory is not None:
-                directory.mkdir(parents=True, exist_ok=True)
-        close_to_others(hidden)
+        hidden = open_private_dirs(config, log_dir, hide)
         seeds = deal_seeds(config)
         view = _sandbox_view(hidden, log_dir)
         used: list[PooledProcess] = []
@@ -165,7 +160,7 @@ class BotPool:
                 log_path = bot_log_path(log_dir, match.match_id, seat.index, bot.name) if log_dir else None
                 pooled = await self._warm_one(key, seeds, match, seat, bot_seed, log_path)
                 if pooled is None:
-                    pooled = await self._launch(key, bot, match, seat, config, log_dir, hidden, bot_seed)
+                    pooled = await self._launch(key, bot, match, seat, log_dir, hidden, bot_seed)
                 used.append(pooled)
             await match.finished.wait()
         except BaseException:
@@ -204,23 +199,19 @@ class BotPool:
             await self._stop(pooled)
         return None
 
-    async def _launch(self, key: tuple[object, ...], bot: BotManifest, match: Match, seat: Seat, config: MatchConfig,
+    async def _launch(self, key: tuple[object, ...], bot: BotManifest, match: Match, seat: Seat,
                       log_dir: Path | None, hidden: tuple[Path, ...], bot_seed: int) -> PooledProcess:
         self.started += 1
         number = self.started
-        match.launching(seat)
         home = self.root / f"bot{number}"
         home.mkdir(mode=0o700)
-        log_path = bot_log_path(log_dir, match.match_id, seat.index, bot.name) if log_dir else None
-        process = await launch_bot(bot, home, seat.token, self._address, self._socket_dir, hidden, log_path,
-                                   bot_seed, config.time_control.connect_ms)
+        launch = seat_launch(match, seat, bot, home, address=self._address, socket_dir=self._socket_dir,
+                             hidden=hidden, log_dir=log_dir, bot_seed=bot_seed)
+        process, session = await launch_seat(self.referee.arena, match, seat, bot, launch)
         pooled = PooledProcess(key, process, number, playing=(match, seat))
-        match.bind_process(seat, process)
-        loop = asyncio.get_running_loop()
-        pooled.tasks.append(loop.create_task(self._watch(pooled)))
-        if process.stdio:
-            pooled.tasks.append(loop.create_task(serve_stdio_seat(
-                self.referee.arena, match, seat, process, hello_allowance_s(config))))
+        pooled.tasks.append(asyncio.get_running_loop().create_task(self._watch(pooled)))
+        if session is not None:
+            pooled.tasks.append(session)
         return pooled
 
     async def _watch(self, pooled: PooledProcess) -> None:

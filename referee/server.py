@@ -1,15 +1,15 @@
 """The gRPC referee: one ``grpc.aio`` process serving many concurrent matches.
 
-The servicer only translates: it authenticates a stream, attaches it to its seat,
-and pumps messages between the wire and the :class:`~referee.match.Match`, which owns
-the game. Health checking and server reflection are served too, so stock tools
+The servicer only translates: a Play stream carries one bot session
+(:mod:`referee.session`, the same session the stdio transport carries), whose refusals
+become the stream's status; the admin calls create, look up and watch the
+:class:`~referee.match.Match`, which owns the game. Health checking and server reflection are served too, so stock tools
 (grpcurl, grpc_health_probe) can talk to it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import hmac
 import ipaddress
 import logging
@@ -25,16 +25,13 @@ from spite.v1 import referee_pb2 as rpb
 from spite.v1 import referee_pb2_grpc
 
 from . import limits
-from .match import Closed, Match, MatchConfig, Policy, Seat, SeatChannel, TimeControl
+from .match import Closed, MatchConfig, Policy, TimeControl
 from .seats import Outgoing
-from . import warm
+from .session import MAX_MESSAGE_BYTES, Arena, Session, SessionRefused, expect_hello
 from spite_engine import Ending, RulesError, parse_rules
-from spite_wire import PROTOCOL_VERSION
 
 log = logging.getLogger("spite.referee")
 
-MAX_MESSAGE_BYTES = 64 * 1024
-"""Largest message either side may send: a full observation is a few KiB."""
 HELLO_TIMEOUT_S = 10.0
 """Time to send Hello on a stream whose metadata names no seat; a stream that names one (the
 SDKs send the token as ``spite-token`` metadata) gets its match's ``connect_ms``."""
@@ -55,88 +52,6 @@ SERVER_OPTIONS = [
     ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
     ("grpc.http2.max_pings_without_data", 0),
 ]
-
-
-class SessionRefused(Exception):
-    """A session the referee will not open: the gRPC status and a sentence for the bot."""
-
-    def __init__(self, code: grpc.StatusCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-def _digest(token: str) -> bytes:
-    return hashlib.sha256(token.encode()).digest()
-
-
-class Arena:
-    """Every match this referee serves, and the seat tokens that open them."""
-
-    def __init__(self, retain_s: float = 3600.0) -> None:
-        self.retain_s = retain_s
-        self.matches: dict[str, Match] = {}
-        self._seats: dict[bytes, tuple[Match, Seat]] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
-        self.warm: warm.WarmLines | None = None
-        """Set (by a local pool, :mod:`referee.pool`) to take a Hello's ``warm``: such a
-        connection may then play several matches. None: one match per stream."""
-
-    def warm_line(self, hello: rpb.Hello, match: Match, seat: Seat) -> warm.WarmLine | None:
-        """A warm line for an admitted session whose Hello says warm, if this arena keeps them."""
-        return self.warm.open(match, seat) if hello.warm and self.warm is not None else None
-
-    def create(self, config: MatchConfig) -> Match:
-        """Register a match and start waiting for its seats."""
-        match = Match(secrets.token_hex(6), config)
-        self.matches[match.match_id] = match
-        for seat in match.seats:
-            self._seats[_digest(seat.token)] = (match, seat)
-        task = asyncio.get_running_loop().create_task(self._run(match))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return match
-
-    async def _run(self, match: Match) -> None:
-        try:
-            await match.run()
-        finally:
-            for seat in match.seats:  # tokens are single-use: dead once the match ends
-                self._seats.pop(_digest(seat.token), None)
-            # GetMatch answers for a while after the end; then the match is forgotten, so a
-            # long-running referee does not keep every finished match in memory.
-            asyncio.get_running_loop().call_later(self.retain_s, self.matches.pop, match.match_id, None)
-
-    def admit(self, hello: rpb.Hello, token: str) -> tuple[Match, Seat]:
-        """Check a session's Hello (token already taken from the Hello or the metadata);
-        raise :class:`SessionRefused` with the status both transports report."""
-        found = self.find_seat(token)
-        if found is None or found[0].finished.is_set():
-            raise SessionRefused(grpc.StatusCode.UNAUTHENTICATED, "unknown or expired seat token")
-        match, seat = found
-        if hello.protocol_version != PROTOCOL_VERSION:
-            raise SessionRefused(grpc.StatusCode.FAILED_PRECONDITION,
-                                 f"this referee speaks protocol {PROTOCOL_VERSION}; the bot sent "
-                                 f"protocol_version={hello.protocol_version}")
-        if seat.connected.is_set() or seat.claimed:
-            raise SessionRefused(grpc.StatusCode.ALREADY_EXISTS, f"seat {seat.index} of this match is already connected")
-        # Claimed here, with no await between the check and the claim: a second stream whose
-        # Hello comes while the first session is still writing its Welcome is refused too.
-        seat.claimed = True
-        return match, seat
-
-    def find_seat(self, token: str) -> tuple[Match, Seat] | None:
-        """The seat a token opens, compared in constant time; None for unknown or expired."""
-        entry = self._seats.get(_digest(token))
-        if entry is None or not hmac.compare_digest(entry[1].token.encode(), token.encode()):
-            return None
-        return entry
-
-    async def close(self) -> None:
-        """Abort every running match (graceful shutdown)."""
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
 class GrpcSeatChannel:
@@ -167,70 +82,38 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
 
     async def Play(self, request_iterator: AsyncIterator[rpb.BotMessage],  # noqa: N802 (gRPC's name)
                    context: grpc.aio.ServicerContext) -> None:
+        """A bot's session on one stream (:class:`referee.session.Session`): this reads the
+        Hello, reports a refusal as the stream's status, and carries the messages."""
         pending: asyncio.Queue[rpb.BotMessage | Closed] = asyncio.Queue()
         sink: list[Callable[[rpb.BotMessage | Closed], None]] = [pending.put_nowait]
         reader = asyncio.get_running_loop().create_task(_pump(context, lambda item: sink[0](item)))
-        seat: Seat | None = None
-        channel: SeatChannel | None = None
-        line: warm.WarmLine | None = None
+        session: Session | None = None
         try:
-            named = self.arena.find_seat(str(dict(context.invocation_metadata() or ()).get(TOKEN_METADATA, "")))
+            named_token = str(dict(context.invocation_metadata() or ()).get(TOKEN_METADATA, ""))
+            named = self.arena.find_seat(named_token)
             allowance = named[0].config.time_control.connect_ms / 1000 if named else HELLO_TIMEOUT_S
             try:
-                first = await asyncio.wait_for(pending.get(), allowance)
-            except (asyncio.TimeoutError, TimeoutError):
-                await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
-                                    f"no Hello within {allowance:g} s of opening the stream")
-                return
-            if isinstance(first, Closed) or first.WhichOneof("body") != "hello":
-                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message on Play must be a Hello")
-                return
-            hello = first.hello
-            token = hello.token or str(dict(context.invocation_metadata() or ()).get(TOKEN_METADATA, ""))
-            try:
-                match, seat = self.arena.admit(hello, token)
+                try:
+                    first = await asyncio.wait_for(pending.get(), allowance)
+                except (asyncio.TimeoutError, TimeoutError):
+                    raise SessionRefused(grpc.StatusCode.DEADLINE_EXCEEDED,
+                                         f"no Hello within {allowance:g} s of opening the stream") from None
+                hello = expect_hello(first, "message on Play")
+                session = self.arena.open(hello, hello.token or named_token)
             except SessionRefused as refused:
                 await context.abort(refused.code, refused.message)
                 return
-            stream = GrpcSeatChannel(context)
-            line = self.arena.warm_line(hello, match, seat)
-            channel = warm.WarmChannel(stream, line) if line is not None else stream
-            try:
-                await context.write(match.welcome(seat))
-            except BaseException:
-                seat.claimed = False  # the session never took its seat: the bot may connect again
-                raise
-            match.attach(seat, channel, hello.name, hello.version, compact=hello.compact)
             while not pending.empty():
-                match.receive(seat, channel, pending.get_nowait())
-            receiver = _receiver(match, seat, channel)
-            sink[0] = line.watching(receiver) if line is not None else receiver
-            log.info("match %s: seat %d connected (%s %s)", match.match_id, seat.index, hello.name, hello.version)
-            await stream.closed.wait()
-            if line is not None:
-                async def attach(offer: warm.Offer) -> asyncio.Event:
-                    nonlocal match, seat, channel
-                    now = GrpcSeatChannel(context)
-                    wrapped = warm.WarmChannel(now, line)
-                    match, seat, channel = offer.match, offer.seat, wrapped
-                    await context.write(offer.match.welcome(offer.seat))
-                    offer.match.attach(offer.seat, wrapped, hello.name, hello.version, compact=hello.compact)
-                    sink[0] = line.watching(_receiver(offer.match, offer.seat, wrapped))
-                    return now.closed
-
-                def set_sink(deliver: Callable[[rpb.BotMessage | Closed], None]) -> None:
-                    sink[0] = deliver
-
-                await warm.serve_next_matches(line, attach, set_sink)
+                session.deliver(pending.get_nowait())
+            sink[0] = session.deliver
+            await session.run(lambda: GrpcSeatChannel(context))
         except asyncio.CancelledError:
-            if seat is not None and channel is not None:
-                match.receive(seat, channel, Closed(Ending.CRASH, "the stream was cut: the bot exited, crashed, or "
-                                                                  f"sent a message over {MAX_MESSAGE_BYTES // 1024} KiB"))
+            if session is not None:
+                session.cut(Closed(Ending.CRASH, "the stream was cut: the bot exited, crashed, or "
+                                                 f"sent a message over {MAX_MESSAGE_BYTES // 1024} KiB"))
             raise
         finally:
             reader.cancel()
-            if line is not None:
-                line.lose("the stream ended")
 
     async def CreateMatch(self, request: rpb.CreateMatchRequest,  # noqa: N802
                           context: grpc.aio.ServicerContext) -> rpb.CreateMatchResponse:
@@ -319,10 +202,6 @@ def match_config_from_pb(request: rpb.CreateMatchRequest) -> MatchConfig:
     return MatchConfig(rules=rules, seat_names=[s.name for s in request.seats],
                        time_control=TimeControl.from_pb(request.time_control),
                        games=limits.GAMES.check(request.games), seed=request.seed, policy=_POLICIES[request.policy])
-
-
-def _receiver(match: Match, seat: Seat, channel: SeatChannel) -> warm.Sink:
-    return lambda item: match.receive(seat, channel, item)
 
 
 async def _pump(context: grpc.aio.ServicerContext, deliver: Callable[[rpb.BotMessage | Closed], None]) -> None:

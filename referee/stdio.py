@@ -7,7 +7,7 @@ bot as ``SPITE_STDIO``): protobuf's canonical JSON mapping, one message per line
 (``json``, the default), or length-delimited protobuf frames, each the message's size as a
 varint and then its wire bytes (``protobuf``: what ``writeDelimitedTo`` and Go's
 ``protodelim`` write). Only reading and writing one message differ (a :class:`StdioCodec`);
-the session is the same for both and the same as on gRPC: the bot's first message is a
+the session is the same for both and the same as on gRPC (:mod:`referee.session`): the bot's first message is a
 ``Hello`` with its token (from ``SPITE_TOKEN_FILE``, or none: the pipes the referee started
 it on say which seat it is), refusals carry the status name gRPC would use, and deadlines,
 faults and policies are the match's. A line or frame over the size cap (or a frame cut short)
@@ -23,16 +23,16 @@ from typing import Callable, Protocol
 
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError
+from grpc import StatusCode  # the protocol's names for refusals, on every transport
 from spite.v1 import referee_pb2 as rpb
 
-from . import warm
 from .launcher import BotProcess
-from .match import Closed, Garbled, Match, Seat
+from .match import Closed, Garbled, Seat
 from .seats import Outgoing
+from .session import MAX_MESSAGE_BYTES, Arena, Session, SessionRefused, expect_hello
 from spite_wire.canonical_json import referee_message_line
 from spite_wire.encoding import varint
 from spite_engine import Ending
-from .server import MAX_MESSAGE_BYTES, Arena, SessionRefused
 
 MAX_VARINT_BYTES = 10
 """The longest varint protobuf writes (a 64-bit value); a frame's length never needs more."""
@@ -219,67 +219,63 @@ CODECS: dict[str, StdioCodec] = {"json": JSON_LINES, "protobuf": PROTOBUF_FRAMES
 """The codec of each ``stdio_format`` (``referee.manifest.STDIO_FORMATS``)."""
 
 
-async def serve_stdio_seat(arena: Arena, match: Match, seat: Seat, process: BotProcess,
-                           hello_timeout_s: float) -> None:
-    """Run one stdio bot's session for ``seat``: handshake, then pump its messages to the match."""
+async def serve_stdio_seat(arena: Arena, seat: Seat, process: BotProcess, hello_timeout_s: float) -> None:
+    """Carry one launched stdio bot's session (:class:`referee.session.Session`) for ``seat``:
+    read its Hello, report a refusal as a ``Refusal`` message, then pump its messages."""
     proc = process.process
     if proc is None or proc.stdin is None or proc.stdout is None:
         raise RuntimeError("a stdio bot needs its stdin and stdout as pipes")
+    stdin, stdout = proc.stdin, proc.stdout
     codec = CODECS[process.stdio_format]
-    channel = StdioSeatChannel(proc.stdin, codec=codec)
-
-    async def refuse(code: str, message: str) -> None:
-        try:
-            await channel.send(rpb.RefereeMessage(refusal=rpb.Refusal(code=code, message=message)))
-        except (ConnectionError, RuntimeError):
-            pass
-        channel.close()
-
     try:
-        first = await asyncio.wait_for(codec.read(proc.stdout), hello_timeout_s)
-    except (asyncio.TimeoutError, TimeoutError):
-        await refuse("DEADLINE_EXCEEDED", f"no Hello within {hello_timeout_s:g} s")
+        session = await _open(arena, seat, stdout, codec, hello_timeout_s)
+    except SessionRefused as refused:
+        await _refuse(StdioSeatChannel(stdin, codec=codec), refused.code.name, refused.message)
         return
     except Unreadable as error:
-        await refuse(error.code, str(error))
+        await _refuse(StdioSeatChannel(stdin, codec=codec), error.code, str(error))
         return
-    if first is None:
+    if session is None:
         return  # exited or closed stdout before saying anything: the process watcher reports it
+    reader = asyncio.get_running_loop().create_task(_pump(stdout, codec, session.deliver))
+    try:
+        await session.run(lambda: StdioSeatChannel(stdin, keep_open=session.warm, codec=codec))
+        if not session.warm:
+            await reader  # a one-match bot's stdout is read to its end
+    finally:
+        reader.cancel()
+        if session.warm and not stdin.is_closing():
+            stdin.close()  # no next match: the warm bot's stdin closes
+        _stop_reading(proc)
+
+
+async def _open(arena: Arena, seat: Seat, stdout: asyncio.StreamReader, codec: StdioCodec,
+                hello_timeout_s: float) -> Session | None:
+    """The session the bot's first message opens (None: stdout ended first); raises
+    :class:`SessionRefused` or :class:`Unreadable`."""
+    try:
+        first = await asyncio.wait_for(codec.read(stdout), hello_timeout_s)
+    except (asyncio.TimeoutError, TimeoutError):
+        raise SessionRefused(StatusCode.DEADLINE_EXCEEDED, f"no Hello within {hello_timeout_s:g} s") from None
+    if first is None:
+        return None
     try:
         message = codec.decode(first)
     except ValueError as error:
-        await refuse("INVALID_ARGUMENT", f"the first {codec.unit} must be a Hello: {error}")
-        return
-    if message.WhichOneof("body") != "hello":
-        await refuse("INVALID_ARGUMENT", f"the first {codec.unit} must be a Hello")
-        return
+        raise SessionRefused(StatusCode.INVALID_ARGUMENT, f"the first {codec.unit} must be a Hello: {error}") from None
+    hello = expect_hello(message, codec.unit)
+    # The pipes are the credential: this process was started for this seat, so a Hello without
+    # a token is this seat's; a token given must still be the seat's own.
+    return arena.open(hello, hello.token or seat.token, only=seat, rejoin=False)
+
+
+async def _refuse(channel: StdioSeatChannel, code: str, message: str) -> None:
+    """Write a refused session's ``Refusal`` and close the bot's stdin."""
     try:
-        # The pipes are the credential: this process was started for this seat, so a Hello
-        # without a token is this seat's; a token given must still be the seat's own.
-        admitted_match, admitted_seat = arena.admit(message.hello, message.hello.token or seat.token)
-    except SessionRefused as refused:
-        await refuse(refused.code.name, refused.message)
-        return
-    if admitted_seat is not seat:  # another seat's token: that seat stays free for its own bot
-        admitted_seat.claimed = False
-        await refuse("UNAUTHENTICATED", "unknown or expired seat token")
-        return
-    line = arena.warm_line(message.hello, admitted_match, seat)
-    channel.keep_open = line is not None
-    try:
-        await channel.send(admitted_match.welcome(seat))
-    except BaseException:
-        seat.claimed = False  # the session never took its seat
-        raise
-    admitted_match.attach(seat, warm.WarmChannel(channel, line) if line is not None else channel,
-                          message.hello.name, message.hello.version, compact=message.hello.compact)
-    try:
-        if line is None:
-            await _pump(proc.stdout, codec, seat.deliver)
-        else:
-            await _serve_warm(proc.stdout, proc.stdin, codec, line, seat, channel, message.hello)
-    finally:
-        _stop_reading(proc)
+        await channel.send(rpb.RefereeMessage(refusal=rpb.Refusal(code=code, message=message)))
+    except (ConnectionError, RuntimeError):
+        pass
+    channel.close()
 
 
 async def _pump(stdout: asyncio.StreamReader, codec: StdioCodec,
@@ -302,33 +298,6 @@ async def _pump(stdout: asyncio.StreamReader, codec: StdioCodec,
             deliver(decode_one(raw))
         except ValueError as error:
             deliver(Garbled(f"{unreadable}: {error}"))
-
-
-async def _serve_warm(stdout: asyncio.StreamReader, stdin: asyncio.StreamWriter, codec: StdioCodec,
-                      line: warm.WarmLine, seat: Seat, channel: StdioSeatChannel, hello: rpb.Hello) -> None:
-    """A warm stdio session: its first match, then each match offered on ``line``; the
-    bot's stdin is closed once there is none."""
-    sink: list[warm.Sink] = [line.watching(seat.deliver)]
-    reader = asyncio.get_running_loop().create_task(_pump(stdout, codec, lambda item: sink[0](item)))
-
-    async def attach(offer: warm.Offer) -> asyncio.Event:
-        now = StdioSeatChannel(stdin, keep_open=True, codec=codec)
-        await now.send(offer.match.welcome(offer.seat))
-        offer.match.attach(offer.seat, warm.WarmChannel(now, line), hello.name, hello.version, compact=hello.compact)
-        sink[0] = line.watching(offer.seat.deliver)
-        return now.closed
-
-    def set_sink(deliver: warm.Sink) -> None:
-        sink[0] = deliver
-
-    try:
-        await channel.closed.wait()
-        await warm.serve_next_matches(line, attach, set_sink)
-    finally:
-        reader.cancel()
-        line.lose(line.lost or "the session ended")
-        if not stdin.is_closing():
-            stdin.close()
 
 
 def _stop_reading(proc: asyncio.subprocess.Process) -> None:

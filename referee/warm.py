@@ -4,7 +4,7 @@ A bot that says ``warm`` in its Hello may be handed its next match on the same s
 after MatchOver (docs/protocol.md, "Warm bots"). This module is the referee's side of
 that, apart from the transports: a :class:`WarmLine` per warm connection, on which whoever
 runs the bot's process (the local pool, :mod:`referee.pool`) offers the next seat, and
-:func:`serve_next_matches`, the loop a transport's session runs once its first match is over.
+:func:`serve_next_matches`, the loop a session (:class:`referee.session.Session`) runs once its first match is over.
 A referee whose arena has no :class:`WarmLines` (``spite referee``, the hosted lobby) never
 takes the offer: its GameStart does not say ``warm`` and the stream closes after MatchOver.
 
@@ -171,7 +171,7 @@ class WarmChannel:
 
 
 Attach = Callable[[Offer], Awaitable[asyncio.Event]]
-"""A transport's step: send the offer's Welcome, attach the connection to its seat, and
+"""A session's step: send the offer's Welcome, attach the connection to its seat, and
 return the event set when that match lets go of the connection (its channel closed)."""
 
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.manifest import resolve_bot
 from tournaments import seeds
+from tournaments.bot_specs import resolve_bot
 
 from .config import Competition
 from .store import ArenaStore, Version

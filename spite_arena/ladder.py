@@ -214,8 +214,9 @@ class Ladder:
         seats are launched (sandboxed, as by a worker), remote ones get their seat token
         through the lobby. A remote bot that never connects loses by the referee's rules."""
         from referee.local import play_local_match
-        from referee.manifest import ManifestError, resolve_bot
+        from referee.manifest import ManifestError
         from referee.match import Match, MatchConfig
+        from tournaments.bot_specs import resolve_bot
 
         if self.lobby is None or self.referee is None:
             return JobResult(game.id, worker, False, error="no lobby for remote bots", platform_fault=True)

@@ -22,7 +22,8 @@ from typing import Any, AsyncIterator, Callable
 import grpc
 from spite.v1 import arena_pb2, arena_pb2_grpc
 
-from referee.server import SERVER_OPTIONS, Arena, RefereeServicer, RunningReferee, add_referee_servicer
+from referee.server import SERVER_OPTIONS, RefereeServicer, RunningReferee, add_referee_servicer
+from referee.session import Arena
 from referee.labels import LabelError, check_label
 from tournaments.ratings import RatingParams
 

@@ -17,8 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from referee.manifest import ManifestError, resolve_bot
+from referee.manifest import ManifestError
 from tournaments.backends import Backend, DaskBackend, LocalBackend, bundle_of
+from tournaments.bot_specs import resolve_bot
 from tournaments.bundles import BundleError
 from tournaments.jobs import SeatJob
 

@@ -9,9 +9,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from referee.manifest import ManifestError, load_manifest, resolve_bot
+from referee.manifest import ManifestError, load_manifest
 from referee.match import TimeControl
 from spite_engine import RulesError, parse_rules
+from tournaments.bot_specs import resolve_bot
 from tournaments.checkbot import check_bot
 from referee.labels import terminal_safe
 

@@ -20,21 +20,17 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.live import Live
 
-from referee.manifest import ManifestError, resolve_bot
+from referee.manifest import ManifestError
 from referee.match import Match, MatchConfig, Policy
 from spite_engine import RulesError, observe_public, parse_rules
 from spite_engine.outcome import EventKind
 
-from referee.manifest import SAMPLE_BOTS
 from tournaments import botlogs
+from tournaments.bot_specs import resolve_bot, sample_bot_names
 
 from . import render
 from .common import (BOT_FAILED, OK, PLATFORM, QuietConsole, UsageError, add_match_options, err_console, fail, output_dir,
                      print_json, time_control, wide_console)
-
-def sample_bot_names() -> list[str]:
-    return sorted(p.parent.name for p in SAMPLE_BOTS.glob("*/bot.toml"))
-
 
 def cmd_play(args: argparse.Namespace) -> int:
     from referee.local import play_local_match

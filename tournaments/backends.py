@@ -216,7 +216,8 @@ class DaskBackend:
 def bundle_of(seat: SeatJob) -> Bundle:
     """The bundle of ``seat``'s bot as the server has it; a :class:`BundleError` (or a
     :class:`referee.manifest.ManifestError`) saying why it cannot go to a worker."""
-    from referee.manifest import bot_fingerprint, resolve_bot
+    from referee.manifest import bot_fingerprint
+    from .bot_specs import resolve_bot
 
     manifest = resolve_bot(seat.spec)
     if manifest.path is None:

@@ -23,13 +23,14 @@ from typing import Any, Callable
 
 from referee.labels import terminal_safe
 from referee.local import LocalMatch, play_local_match
-from referee.manifest import BotManifest, ManifestError, resolve_bot
+from referee.manifest import BotManifest, ManifestError
 from referee.match import MatchConfig, Policy, TimeControl
 from referee.reports import SeatReport
 from referee.status import SeatStatus
 from spite_engine import Ending, RulesError, RuleSet, parse_rules
 
 from . import botlogs
+from .bot_specs import resolve_bot
 
 # The presets a client must handle, and which seats the bot takes in each.
 PRESET_SEATS: tuple[tuple[str, tuple[int, ...]], ...] = (

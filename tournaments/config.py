@@ -59,10 +59,11 @@ from typing import Any, Mapping
 
 from referee import limits
 from referee.limits import FieldError
-from referee.manifest import SAMPLE_BOTS, BotManifest, ManifestError, read_toml, resolve_bot
+from referee.manifest import BotManifest, ManifestError, read_toml
 from referee.match import Policy, Thinking, TimeControl
 from spite_engine import RulesError, RuleSet, parse_rules
 
+from .bot_specs import resolve_bot, sample_bot, sample_bot_names
 from .jobs import Reuse
 from .ratings import RatingParams
 from .schedule import Entrant
@@ -346,12 +347,12 @@ def _optional_dir(data: dict[str, Any], field: str) -> Path | None:
 def _resolve(spec: Any, where: str, base: Path) -> tuple[BotManifest, str]:
     if not isinstance(spec, str) or not spec.strip():
         raise FieldError(where, f"a bot is a sample bot's name or a path to its bot.toml, got {spec!r}")
-    if "/" not in spec and (SAMPLE_BOTS / spec / "bot.toml").is_file():
+    if sample_bot(spec) is not None:
         stored = spec
     else:
         candidate = Path(spec) if Path(spec).is_absolute() else base / spec
         if not candidate.exists():
-            known = ", ".join(sorted(p.parent.name for p in SAMPLE_BOTS.glob("*/bot.toml")))
+            known = ", ".join(sample_bot_names())
             raise FieldError(where, f"{spec!r} is neither a sample bot ({known}) nor a path that exists "
                               f"(looked for {candidate})")
         stored = str(candidate.resolve())

@@ -47,11 +47,11 @@ async def play(job: MatchJob, worker: str = "", pool: BotPool | None = None) -> 
     """Play one job's match; never raises: a failure is a result with ``ok`` false. With a
     ``pool`` and a job that allows it, on warm bot processes."""
     from referee.local import play_local_match
-    from referee.manifest import resolve_bot
     from referee.feed import feed_path
     from referee.match import MatchConfig
 
     from . import botlogs
+    from .bot_specs import resolve_bot
 
     started = time.perf_counter()
     worker = worker or worker_name()

@@ -154,7 +154,7 @@ def test_no_show_bots_are_benched_capped_and_nobody_learns_whom_it_plays(tmp_pat
     BENCH_AFTER no-shows, their streams ended with the reason; the wins they handed out rate
     nobody (31.8); a remote SDK bot and a house bot are told no opponent's name (31.8); the
     house bot named ``a-seat1-b`` has exactly its own log recorded (31.13)."""
-    from referee.manifest import resolve_bot
+    from tournaments.bot_specs import resolve_bot
     from spite_arena.config import load_competition
     from spite_arena.lobby import JoinRefused
     from spite_arena.ladder import BENCH_AFTER, Ladder, share_of

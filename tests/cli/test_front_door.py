@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.manifest import SAMPLE_BOTS
 from spite_cli.common import EXIT_CODES_HELP
+from tournaments.bot_specs import SAMPLE_BOTS
 
 from .conftest import CRASHY, spite
 

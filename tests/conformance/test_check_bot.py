@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from referee.manifest import BotManifest
+from tournaments.bot_specs import resolve_bot
 from tournaments.checkbot import check_bot
-from referee.manifest import BotManifest, resolve_bot
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 

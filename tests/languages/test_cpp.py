@@ -24,12 +24,13 @@ from pathlib import Path
 import pytest
 
 from referee.local import play_local_match
-from referee.manifest import BotManifest, load_manifest, resolve_bot
+from referee.manifest import BotManifest, load_manifest
 from referee.match import MatchConfig, Policy, TimeControl
 from spite.v1 import game_pb2 as gpb
 from spite.v1 import referee_pb2 as rpb
 from spite_engine import parse_rules
 from spite_wire.canonical_json import referee_message_line
+from tournaments.bot_specs import resolve_bot
 from tournaments.checkbot import check_bot
 
 from .common import greedy_positions, play_cleanly, require, unavailable

@@ -11,7 +11,8 @@ import grpc
 import pytest
 
 from referee.match import Closed, MatchConfig, TimeControl
-from referee.server import Arena, SessionRefused, start_referee
+from referee.server import start_referee
+from referee.session import Arena, SessionRefused
 from spite.v1 import referee_pb2 as rpb
 from spite.v1 import referee_pb2_grpc
 from spite_engine import Ending, parse_rules

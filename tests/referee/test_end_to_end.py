@@ -14,7 +14,7 @@ from tests.inprocess import play_match
 from referee.local import play_local_match
 from referee.match import MatchConfig, Policy, TimeControl
 from spite_engine import PRESETS, parse_rules, replay
-from referee.manifest import resolve_bot
+from tournaments.bot_specs import resolve_bot
 
 LINEUP = ["greedy", "random", "naive", "greedy"]
 

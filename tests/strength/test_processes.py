@@ -14,8 +14,8 @@ import pytest
 from referee import replay as replay_file
 from referee.local import play_local_match
 from referee.match import MatchConfig, Policy, TimeControl
-from referee.manifest import resolve_bot
 from spite_engine import parse_rules
+from tournaments.bot_specs import resolve_bot
 from tournaments.checkbot import check_bot
 
 pytestmark = pytest.mark.slow  # the strong bots play whole matches as processes

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from referee.manifest import resolve_bot
+from tournaments.bot_specs import resolve_bot
 from tournaments.bundles import MAX_BYTES, BundleCache, BundleError, from_wire, make_bundle
 from tournaments.jobs import JobResult, MatchJob, SeatJob
 from tournaments.shipping import ShippingError, deliver
