@@ -26,6 +26,8 @@ export const MAX_VARINT_BYTES = 10;
 export const MAX_FRAME_BYTES = 64 * 1024;
 
 const CHUNK_BYTES = 1 << 16;
+/** What {@link retryEagain} waits on (nothing ever wakes it: a 1 ms sleep). */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * The referee's stream of frames cannot be read: a size over the cap, a size varint over
@@ -78,10 +80,10 @@ export class PipeStream {
     process.stdout.write = process.stderr.write.bind(process.stderr) as typeof stdoutWrite;
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     return new PipeStream(() => {
-      const n = readBlocking(0, chunk);
+      const n = retryEagain(() => readSync(0, chunk, 0, chunk.length, null));
       return n === 0 ? null : Buffer.from(chunk.subarray(0, n));
     }, (data) => {
-      for (let done = 0; done < data.length;) done += writeSync(1, data, done, data.length - done);
+      for (let done = 0; done < data.length;) done += retryEagain(() => writeSync(1, data, done, data.length - done));
     });
   }
 
@@ -156,16 +158,20 @@ function frameSize(buffer: Buffer, ended: boolean): [number, number] {
   return [0, 0];
 }
 
-/** `readSync` that waits out EAGAIN (a descriptor some other code made non-blocking). */
-function readBlocking(fd: number, into: Buffer): number {
+/**
+ * `io()` (a `readSync` or `writeSync`), waiting out EAGAIN: Node makes descriptor 1
+ * non-blocking once `process.stdout` exists, and a bot's code may do the same to 0 by
+ * touching `process.stdin`; the pipe then says EAGAIN instead of waiting.
+ */
+function retryEagain(io: () => number): number {
   for (;;) {
     try {
-      return readSync(fd, into, 0, into.length, null);
+      return io();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "EOF") return 0;
       if (code !== "EAGAIN") throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+      Atomics.wait(PAUSE, 0, 0, 1);  // 1 ms
     }
   }
 }
