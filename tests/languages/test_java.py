@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parents[2]
 SDK = REPO / "sdk" / "java"
 MANIFEST = REPO / "sample_bots" / "java-greedy" / "bot.toml"
 MIN_JAVA = 17
-SAMPLE_TRANSPORT = "grpc"
+SAMPLE_TRANSPORT = "frames"
 """What the sample bot's manifest says (docs/performance.md, "The TypeScript, Java and Rust SDKs on frames")."""
 
 
