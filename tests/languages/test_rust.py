@@ -35,7 +35,7 @@ SDK = REPO / "sdk" / "rust"
 MANIFEST = REPO / "sample_bots" / "rust-greedy" / "bot.toml"
 # A cold build compiles tonic, prost and tokio: minutes on two busy cores.
 BUILD_TIMEOUT_S = 1500
-SAMPLE_TRANSPORT = "grpc"
+SAMPLE_TRANSPORT = "frames"
 """What the sample bot's manifest says (docs/performance.md, "The TypeScript, Java and Rust SDKs on frames")."""
 
 
