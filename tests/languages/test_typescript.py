@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parents[2]
 SDK = REPO / "sdk" / "typescript"
 MANIFEST = REPO / "sample_bots" / "typescript-greedy" / "bot.toml"
 MIN_NODE = 20
-SAMPLE_TRANSPORT = "grpc"
+SAMPLE_TRANSPORT = "frames"
 """What the sample bot's manifest says (docs/performance.md, "The TypeScript, Java and Rust SDKs on frames")."""
 
 
