@@ -104,9 +104,10 @@ pub(crate) fn take_over_stdout() -> io::Result<std::fs::File> {
     unsafe extern "C" {
         fn dup2(old: i32, new: i32) -> i32;
     }
-    let protocol = io::stdout().as_fd().try_clone_to_owned()?; // close-on-exec: no child inherits it
-    // SAFETY: dup2 on the process's own descriptors 2 and 1; Rust's stdout is flushed first.
     io::stdout().flush()?;
+    let protocol = io::stdout().as_fd().try_clone_to_owned()?; // close-on-exec: no child inherits it
+    // SAFETY: dup2 on the process's own descriptors 2 and 1 (Rust's stdout, flushed above,
+    // writes to whatever 1 is); no memory is involved.
     if unsafe { dup2(2, 1) } < 0 {
         return Err(io::Error::last_os_error());
     }
