@@ -10,7 +10,9 @@
 (c) the same with a plan-sending greedy bot (each turn's plays sent as one plan);
 (d) the stdio transport: the Python SDK on protobuf frames (as the sample bots' manifests
     say) and a Python bot speaking JSON lines; and any extra bot manifests given with
-    ``--bot NAME=MANIFEST`` (e.g. a Go or Rust greedy bot);
+    ``--bot NAME=MANIFEST`` (e.g. a Go or Rust greedy bot; with ``--both-transports`` each
+    one twice, on gRPC and on protobuf frames, whatever its manifest says; ``--bots-only``
+    leaves out the Python SDK rows);
 and the limits, in the same run (``bench/echo.py``): a bare gRPC bidi echo and a bare
 JSON-lines pipe echo between two Python processes, one message each way per round trip,
 the reply a decision's size (read by the client, as a bot reads it), nothing else.
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import platform
@@ -202,6 +205,10 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--bot", action="append", default=[], metavar="LABEL=MANIFEST",
                         help="also measure this bot manifest playing greedy against itself")
+    parser.add_argument("--both-transports", action="store_true",
+                        help="measure each --bot twice: on gRPC and on protobuf frames, whatever its manifest says")
+    parser.add_argument("--bots-only", action="store_true",
+                        help="leave out the Python SDK rows: in process, then the --bot rows only")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--profile", type=Path, metavar="DIR",
                         help="run the Python SDK bots under cProfile and keep their logs (the profiles) in DIR")
@@ -217,9 +224,11 @@ def main() -> int:
                          stdio_format="protobuf")
     greedy = BotManifest(name="greedy", command=greedy.command, workdir=greedy.workdir)  # on gRPC
     profile = args.profile is not None
-    rows = [in_process(config),
-            over_wire("gRPC, Python SDK, one move per decision", config, [measured(greedy, profile)] * rules.players,
-                      profile_dir=args.profile),
+    rows = [in_process(config)]
+    if not args.bots_only:
+        rows += [
+            over_wire("gRPC, Python SDK, one move per decision", config,
+                      [measured(greedy, profile)] * rules.players, profile_dir=args.profile),
             over_wire("gRPC, Python SDK, plans", config, [measured(plan, profile)] * rules.players,
                       profile_dir=args.profile),
             over_wire("gRPC, Python SDK on grpc.aio, one move", config,
@@ -229,8 +238,15 @@ def main() -> int:
             over_wire("stdio, Python, JSON lines", config, [stdio] * rules.players)]
     for spec in args.bot:
         label, _, path = spec.partition("=")
-        rows.append(over_wire(label, config, [load_manifest(path)] * rules.players))
-    trips = max(2000, rows[1]["decisions"])
+        manifest = load_manifest(path)
+        if args.both_transports:
+            on_grpc = dataclasses.replace(manifest, transport="grpc", stdio_format="json")
+            on_frames = dataclasses.replace(manifest, transport="stdio", stdio_format="protobuf")
+            rows.append(over_wire(f"{label} on gRPC", config, [on_grpc] * rules.players))
+            rows.append(over_wire(f"stdio, {label} on frames", config, [on_frames] * rules.players))
+        else:
+            rows.append(over_wire(label, config, [manifest] * rules.players))
+    trips = max(2000, *(row["decisions"] for row in rows[1:]))
     limits = {"grpc": echo.grpc_round_trips(args.rules, trips), "pipe": echo.pipe_round_trips(args.rules, trips)}
     base = rows[0]
     for row in rows:

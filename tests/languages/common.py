@@ -8,8 +8,10 @@ under CI (``CI=true``), where a missing toolchain is a failure.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 import shutil
+import subprocess
 import sys
 from os import environ
 from pathlib import Path
@@ -20,7 +22,9 @@ import pytest
 from referee.local import LocalMatch, play_local_match
 from referee.match import MatchConfig, Policy, TimeControl
 from spite_engine import GameState, observe, parse_rules
+from spite.v1 import referee_pb2 as rpb
 from spite_wire import observation_to_proto, rules_to_proto
+from spite_wire.encoding import varint
 from spite_sdk import policies
 from referee.manifest import BotManifest
 
@@ -110,3 +114,73 @@ def play_cleanly(bot: BotManifest, rules: str, seats: int, games: int, log_dir: 
     assert [e.returncode for e in local.exits] == [0] * seats, logs
     assert (match.seats[0].report.name, match.seats[0].report.version) == (bot.name, bot.version)
     return local
+
+
+# -- protobuf frames on the referee's pipes (stdio_format = "protobuf") -------------------------
+
+TRANSPORTS = {"grpc": ("grpc", "json"), "frames": ("stdio", "protobuf")}
+"""The two ways an SDK plays: on gRPC, and on protobuf frames on the referee's pipes
+(the manifest's ``transport`` and ``stdio_format``)."""
+
+
+def on_transport(bot: BotManifest, transport: str) -> BotManifest:
+    """``bot`` with its manifest saying ``transport`` (a key of :data:`TRANSPORTS`)."""
+    on, stdio_format = TRANSPORTS[transport]
+    return dataclasses.replace(bot, transport=on, stdio_format=stdio_format)
+
+
+HOSTILE_FRAMES = [
+    (varint(2**40), "a frame of 1099511627776 bytes, over 64 KiB"),
+    (varint(65537) + b"\x00" * 10, "a frame of 65537 bytes, over 64 KiB"),
+    (b"\x80" * 10 + b"\x01", "a frame length over 10 bytes"),
+    (b"\xff" * 9, "a frame length cut short"),
+    (varint(100) + b"\x08" * 10, "a frame cut short by the end of the stream (10 of 100 bytes)"),
+    (varint(4) + b"\xff" * 4, "a frame of 4 bytes is not a RefereeMessage"),
+]
+"""The referee's side gone wrong, as a bot reads it on its stdin (tests/referee/test_stdio_frames.py
+has the same streams from the bot's side): the bytes, and the words of the one line the bot
+stops with, after ``NAME: the referee's frames are unreadable: ``."""
+
+
+def framed(message: rpb.RefereeMessage) -> bytes:
+    """``message`` as one frame: its size as a varint, then its bytes."""
+    body: bytes = message.SerializeToString()
+    return varint(len(body)) + body
+
+
+def run_on_pipes(bot: BotManifest, data: bytes, stdio: str = "protobuf") -> subprocess.CompletedProcess[bytes]:
+    """The bot's command started as the referee starts a stdio bot (``SPITE_STDIO``, no address
+    or token), ``data`` on its stdin."""
+    env = {k: v for k, v in environ.items() if not k.startswith("SPITE_")}
+    return subprocess.run(list(bot.command), cwd=bot.workdir, input=data, capture_output=True,
+                          env={**env, "SPITE_STDIO": stdio}, timeout=60)
+
+
+def assert_refusal_reported(bot: BotManifest, name: str) -> None:
+    """On the pipes the bot says Hello without a token, and a Refusal frame stops it (exit 1)
+    with one line saying what the refusal means."""
+    refusal = rpb.RefereeMessage(refusal=rpb.Refusal(code="UNAUTHENTICATED", message="unknown or expired seat token"))
+    done = run_on_pipes(bot, framed(refusal))
+    assert done.returncode == 1, done
+    size, body = done.stdout[0], done.stdout[1:]
+    assert size == len(body), done.stdout
+    hello = rpb.BotMessage.FromString(body).hello
+    assert (hello.name, hello.token) == (name, "")
+    assert done.stderr.decode().strip().splitlines() == [
+        f"{name}: the referee refused the seat token (check SPITE_TOKEN / SPITE_TOKEN_FILE) "
+        "(UNAUTHENTICATED: unknown or expired seat token)"]
+
+
+def assert_hostile_frames_stop_it(bot: BotManifest, name: str, data: bytes, words: str) -> None:
+    """``data`` on its stdin stops the bot (exit 1) with one line giving the reason."""
+    done = run_on_pipes(bot, data)
+    lines = done.stderr.decode().strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1 and words in lines[0], (done.returncode, lines)
+    assert lines[0].startswith(f"{name}: the referee's frames are unreadable: "), lines
+
+
+def assert_json_lines_refused(bot: BotManifest) -> None:
+    """``SPITE_STDIO=json``: the SDK says in one line that it speaks frames only (exit 2)."""
+    done = run_on_pipes(bot, b'{"welcome": {}}\n', stdio="json")
+    lines = done.stderr.decode().strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and 'stdio_format = "protobuf"' in lines[0], (done, lines)

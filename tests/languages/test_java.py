@@ -4,7 +4,8 @@ The bot is built by its manifest's own build command (one Maven run that install
 SDK, its gRPC code generated from proto/ at build time, and packages the bot as one
 jar), the SDK's JUnit tests run under Maven Surefire (including a comparison of the Java
 greedy policy with the Python one on positions from real games), and the bot plays short
-matches through the real referee.
+matches through the real referee, on gRPC and on protobuf frames; on the pipes, hostile
+frames stop it with one line.
 
 Without ``java`` (17 or newer) and ``mvn`` on PATH these tests are skipped, except in CI
 (CI=true), where that is a failure. Maven's local repository stays in its default place
@@ -25,7 +26,8 @@ import pytest
 
 from referee.manifest import BotManifest, load_manifest
 
-from .common import MATCHES, greedy_positions, play_cleanly, unavailable
+from .common import (HOSTILE_FRAMES, MATCHES, TRANSPORTS, assert_hostile_frames_stop_it, assert_json_lines_refused,
+                     assert_refusal_reported, greedy_positions, on_transport, play_cleanly, unavailable)
 
 # Toolchains and builds. It builds in sample_bots/: tests/conftest.py runs it with the other such files.
 pytestmark = pytest.mark.slow
@@ -34,6 +36,8 @@ REPO = Path(__file__).resolve().parents[2]
 SDK = REPO / "sdk" / "java"
 MANIFEST = REPO / "sample_bots" / "java-greedy" / "bot.toml"
 MIN_JAVA = 17
+SAMPLE_TRANSPORT = "frames"
+"""What the sample bot's manifest says (docs/performance.md, "The TypeScript, Java and Rust SDKs on frames")."""
 
 
 
@@ -94,7 +98,29 @@ def test_java_unit_tests(mvn: str, java_greedy: BotManifest, greedy_cases: Path)
     assert "same choices" in (case.findtext("system-out") or ""), ElementTree.tostring(case).decode()
 
 
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
 @pytest.mark.parametrize(("rules", "seats", "games"), MATCHES)
 def test_java_greedy_plays_through_the_referee(java_greedy: BotManifest, rules: str, seats: int, games: int,
-                                               tmp_path: Path) -> None:
-    play_cleanly(java_greedy, rules, seats, games, tmp_path)
+                                               transport: str, tmp_path: Path) -> None:
+    play_cleanly(on_transport(java_greedy, transport), rules, seats, games, tmp_path)
+
+
+# -- protobuf frames on the referee's pipes (stdio_format = "protobuf") -------------------------
+
+def test_java_greedy_plays_on_the_transport_measured_faster(java_greedy: BotManifest) -> None:
+    # docs/performance.md, "The TypeScript, Java and Rust SDKs on frames"
+    assert (java_greedy.transport, java_greedy.stdio_format) == TRANSPORTS[SAMPLE_TRANSPORT]
+
+
+def test_the_java_sdk_on_pipes_says_hello_without_a_token_and_reports_a_refusal_in_one_line(
+        java_greedy: BotManifest) -> None:
+    assert_refusal_reported(java_greedy, "java-greedy")
+
+
+@pytest.mark.parametrize(("data", "words"), HOSTILE_FRAMES)
+def test_hostile_frames_stop_the_java_bot_with_one_line(java_greedy: BotManifest, data: bytes, words: str) -> None:
+    assert_hostile_frames_stop_it(java_greedy, "java-greedy", data, words)
+
+
+def test_the_java_sdk_says_in_one_line_that_it_does_not_speak_json_lines(java_greedy: BotManifest) -> None:
+    assert_json_lines_refused(java_greedy)

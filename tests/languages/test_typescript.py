@@ -4,7 +4,8 @@ The bot is built by its manifest's own build command (which installs the locked 
 dependencies and builds the SDK too), the SDK's unit tests run under Node's test
 runner (``npm test``), the TypeScript greedy policy is compared with the Python one on
 positions from engine games (sent as the referee's own wire messages), and the bot
-plays short matches through the real referee.
+plays short matches through the real referee, on gRPC and on protobuf frames; on the
+pipes, hostile frames stop it with one line.
 
 Without ``node`` and ``npm`` (Node 20 or newer) these tests are skipped, except in CI
 (CI=true), where that is a failure. npm's cache stays in its default place, so only the
@@ -23,7 +24,8 @@ import pytest
 from spite.v1 import referee_pb2 as rpb
 from referee.manifest import BotManifest, load_manifest
 
-from .common import MATCHES, greedy_positions, play_cleanly, unavailable
+from .common import (HOSTILE_FRAMES, MATCHES, TRANSPORTS, assert_hostile_frames_stop_it, assert_json_lines_refused,
+                     assert_refusal_reported, greedy_positions, on_transport, play_cleanly, unavailable)
 
 # Toolchains and builds. It builds in sample_bots/: tests/conftest.py runs it with the other such files.
 pytestmark = pytest.mark.slow
@@ -32,6 +34,8 @@ REPO = Path(__file__).resolve().parents[2]
 SDK = REPO / "sdk" / "typescript"
 MANIFEST = REPO / "sample_bots" / "typescript-greedy" / "bot.toml"
 MIN_NODE = 20
+SAMPLE_TRANSPORT = "frames"
+"""What the sample bot's manifest says (docs/performance.md, "The TypeScript, Java and Rust SDKs on frames")."""
 
 
 
@@ -110,7 +114,30 @@ def test_typescript_greedy_chooses_what_python_greedy_chooses(
     assert not differences, f"{len(differences)} of {len(expected)} positions differ, first at {differences[:5]}"
 
 
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
 @pytest.mark.parametrize(("rules", "seats", "games"), MATCHES)
 def test_typescript_greedy_plays_through_the_referee(typescript_greedy: BotManifest, rules: str, seats: int, games: int,
-                                               tmp_path: Path) -> None:
-    play_cleanly(typescript_greedy, rules, seats, games, tmp_path)
+                                                     transport: str, tmp_path: Path) -> None:
+    play_cleanly(on_transport(typescript_greedy, transport), rules, seats, games, tmp_path)
+
+
+# -- protobuf frames on the referee's pipes (stdio_format = "protobuf") -------------------------
+
+def test_typescript_greedy_plays_on_the_transport_measured_faster(typescript_greedy: BotManifest) -> None:
+    # docs/performance.md, "The TypeScript, Java and Rust SDKs on frames"
+    assert (typescript_greedy.transport, typescript_greedy.stdio_format) == TRANSPORTS[SAMPLE_TRANSPORT]
+
+
+def test_the_typescript_sdk_on_pipes_says_hello_without_a_token_and_reports_a_refusal_in_one_line(
+        typescript_greedy: BotManifest) -> None:
+    assert_refusal_reported(typescript_greedy, "typescript-greedy")
+
+
+@pytest.mark.parametrize(("data", "words"), HOSTILE_FRAMES)
+def test_hostile_frames_stop_the_typescript_bot_with_one_line(typescript_greedy: BotManifest, data: bytes,
+                                                              words: str) -> None:
+    assert_hostile_frames_stop_it(typescript_greedy, "typescript-greedy", data, words)
+
+
+def test_the_typescript_sdk_says_in_one_line_that_it_does_not_speak_json_lines(typescript_greedy: BotManifest) -> None:
+    assert_json_lines_refused(typescript_greedy)

@@ -4,11 +4,14 @@
 use std::any::Any;
 use std::cell::RefCell;
 use std::fmt;
-use std::io;
+use std::future::Future;
+use std::io::{self, BufRead, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::pin::pin;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use hyper_util::rt::TokioIo;
@@ -23,6 +26,7 @@ use tonic::{Code, Status, Streaming};
 use crate::bot::{Bot, BotError, Decision};
 use crate::choice::{Choice, action_for, cut};
 use crate::convert::{events_from_proto, millis};
+use crate::frames::{FRAMES_FORMAT, Pipes, STDIO_VARIABLE, take_over_stdout};
 use crate::proto::referee_client::RefereeClient;
 use crate::proto::{self as pb, bot_message, referee_message};
 use crate::types::{ActionResult, MatchResult, Observation, Outcome, RuleSet, Welcome};
@@ -339,9 +343,25 @@ fn closed_early() -> Error {
 /// }
 /// ```
 ///
+/// Started by the referee on its pipes (`SPITE_STDIO=protobuf`: the manifest says
+/// `transport = "stdio"`, `stdio_format = "protobuf"`) it plays there, on protobuf frames
+/// ([`play_pipes`]); any other `SPITE_STDIO` exits [`EXIT_CONFIG`].
+///
 /// With `SPITE_ARENA` and `SPITE_BOT_KEY` set, it joins that ladder instead and plays
 /// every game it is given until stopped (see [`crate::arena`]).
 pub fn run(bot: &mut dyn Bot, options: Options) -> ExitCode {
+    match std::env::var(STDIO_VARIABLE).unwrap_or_default().trim() {
+        "" => {}
+        FRAMES_FORMAT => return run_pipes(bot, options),
+        other => {
+            eprintln!(
+                "{}: {STDIO_VARIABLE}={other}: this SDK speaks the referee's pipes only as protobuf frames: \
+                set stdio_format = \"protobuf\" in bot.toml (or transport = \"grpc\")",
+                program_name()
+            );
+            return ExitCode::from(EXIT_CONFIG);
+        }
+    }
     if crate::arena::ladder_requested() {
         return crate::arena::run_ladder(bot, options);
     }
@@ -363,20 +383,79 @@ pub fn run(bot: &mut dyn Bot, options: Options) -> ExitCode {
     };
     let result = runtime.block_on(play_match(bot, &options));
     runtime.shutdown_background();
+    exit_status(&options.name, result)
+}
+
+/// [`run`] on the referee's pipes (`SPITE_STDIO=protobuf`): the token only if one is set
+/// (the pipes say which seat this is), the frames on stdin and on a copy of stdout.
+fn run_pipes(bot: &mut dyn Bot, mut options: Options) -> ExitCode {
+    if options.name.is_empty() {
+        options.name = program_name();
+    }
+    let given =
+        ["SPITE_TOKEN", "SPITE_TOKEN_FILE"].iter().any(|v| !std::env::var(v).unwrap_or_default().trim().is_empty());
+    if options.token.is_empty() && given {
+        match token_from_env() {
+            Ok(token) => options.token = token,
+            Err(error) => {
+                eprintln!("{}: {error}", options.name);
+                return ExitCode::from(EXIT_CONFIG);
+            }
+        }
+    }
+    if options.log_level.is_none() {
+        options.log_level = Some(LogLevel::from_env());
+    }
+    let mut output = match take_over_stdout() {
+        Ok(file) => io::BufWriter::with_capacity(1 << 12, file),
+        Err(error) => {
+            eprintln!("{}: cannot set up the referee's pipes: {error}", options.name);
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    let mut input = io::BufReader::with_capacity(1 << 16, io::stdin().lock());
+    let result = play_pipes(bot, &options, &mut input, &mut output);
+    exit_status(&options.name, result)
+}
+
+/// The exit status after a match, its failure (if any) explained in one line on stderr.
+fn exit_status(name: &str, result: Result<MatchResult, Error>) -> ExitCode {
     match result {
         Ok(_) => ExitCode::from(EXIT_OK),
         Err(error @ Error::Config(_)) => {
-            eprintln!("{}: {error}", options.name);
+            eprintln!("{name}: {error}");
             ExitCode::from(EXIT_CONFIG)
         }
         Err(error @ (Error::Referee(_) | Error::Protocol(_))) => {
-            eprintln!("{}: {error}", options.name);
+            eprintln!("{name}: {error}");
             ExitCode::from(EXIT_FAILED)
         }
         Err(error) => {
-            eprintln!("{}: {error}; the bot stopped (the referee counts this as a crash)", options.name);
+            eprintln!("{name}: {error}; the bot stopped (the referee counts this as a crash)");
             ExitCode::from(EXIT_FAILED)
         }
+    }
+}
+
+/// Plays one match on protobuf frames: RefereeMessages read from `input`, BotMessages
+/// written to `output`; `options.token` may be empty (the pipes say which seat this is).
+/// Blocks this thread until MatchOver. For embedding (tests, tools); a bot process calls
+/// [`run`], which plays on stdin and stdout when `SPITE_STDIO=protobuf`.
+pub fn play_pipes(
+    bot: &mut dyn Bot,
+    options: &Options,
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+) -> Result<MatchResult, Error> {
+    let bot = RefCell::new(bot);
+    let log = Logger { level: options.log_level.unwrap_or(LogLevel::Error), name: options.name.clone() };
+    let mut session = Session { bot: &bot, stream: Pipes { input, output }, log, rules: None };
+    session.stream.send(&pb::BotMessage { body: Some(bot_message::Body::Hello(hello(options))) })?;
+    // The pipes block instead of waiting asynchronously: the session's future is ready at its first poll.
+    let future = pin!(session.run());
+    match future.poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(result) => result,
+        Poll::Pending => unreachable!("a session on the pipes never waits asynchronously"),
     }
 }
 
@@ -407,26 +486,66 @@ pub(crate) async fn play_shared(bot: &RefCell<&mut dyn Bot>, options: &Options) 
     let token = MetadataValue::try_from(options.token.as_str())
         .map_err(|_| Error::Config("the seat token holds characters that cannot go in gRPC metadata".into()))?;
     let (outbox, outgoing) = mpsc::unbounded_channel();
-    let hello = pb::Hello {
+    // Queued before the call, so the Hello goes out with the stream's opening.
+    let _ = outbox.send(pb::BotMessage { body: Some(bot_message::Body::Hello(hello(options))) });
+    let mut request = tonic::Request::new(UnboundedReceiverStream::new(outgoing));
+    request.metadata_mut().insert(TOKEN_METADATA_KEY, token);
+    let inbound = client.play(request).await.map_err(|s| Error::Referee(s.into()))?.into_inner();
+    let mut session = Session { bot, stream: GrpcStream { inbound, outbox }, log, rules: None };
+    let result = session.run().await?;
+    // The match is over: half-close, and give the referee a moment to end the stream.
+    let GrpcStream { mut inbound, outbox } = session.stream;
+    drop(outbox);
+    let _ = tokio::time::timeout(CLOSE_WAIT, async { while let Ok(Some(_)) = inbound.message().await {} }).await;
+    Ok(result)
+}
+
+/// The Hello that opens a session: `warm` and `compact` keep their defaults, false (one
+/// match per process, the full session).
+fn hello(options: &Options) -> pb::Hello {
+    pb::Hello {
         token: options.token.clone(),
         name: cut(&options.name, MAX_NAME_BYTES).to_owned(),
         version: cut(&options.version, MAX_NAME_BYTES).to_owned(),
         protocol_version: PROTOCOL_VERSION,
-        // newer Hello fields keep their defaults: `warm` and `compact` false (one match per
-        // process, the full session)
         ..Default::default()
-    };
-    // Queued before the call, so the Hello goes out with the stream's opening.
-    let _ = outbox.send(pb::BotMessage { body: Some(bot_message::Body::Hello(hello)) });
-    let mut request = tonic::Request::new(UnboundedReceiverStream::new(outgoing));
-    request.metadata_mut().insert(TOKEN_METADATA_KEY, token);
-    let mut inbound = client.play(request).await.map_err(|s| Error::Referee(s.into()))?.into_inner();
-    let mut session = Session { bot, outbox, log, rules: None };
-    let result = session.run(&mut inbound).await?;
-    // The match is over: half-close, and give the referee a moment to end the stream.
-    drop(session);
-    let _ = tokio::time::timeout(CLOSE_WAIT, async { while let Ok(Some(_)) = inbound.message().await {} }).await;
-    Ok(result)
+    }
+}
+
+/// What a [`Session`] plays on: a gRPC Play stream, or protobuf frames on the referee's pipes.
+trait RefereeStream {
+    /// The referee's next message, or `None` when it ended the stream cleanly.
+    async fn receive(&mut self) -> Result<Option<pb::RefereeMessage>, Error>;
+    /// Sends one message to the referee.
+    fn send(&mut self, message: &pb::BotMessage) -> Result<(), Error>;
+}
+
+/// A Play stream: the referee's messages, and the queue the bot's go out from.
+struct GrpcStream {
+    inbound: Streaming<pb::RefereeMessage>,
+    outbox: mpsc::UnboundedSender<pb::BotMessage>,
+}
+
+impl RefereeStream for GrpcStream {
+    async fn receive(&mut self) -> Result<Option<pb::RefereeMessage>, Error> {
+        self.inbound.message().await.map_err(|status| Error::Referee(status.into()))
+    }
+
+    fn send(&mut self, message: &pb::BotMessage) -> Result<(), Error> {
+        // A closed stream fails the send; the next read says why.
+        let _ = self.outbox.send(message.clone());
+        Ok(())
+    }
+}
+
+impl RefereeStream for Pipes<'_> {
+    async fn receive(&mut self) -> Result<Option<pb::RefereeMessage>, Error> {
+        Pipes::receive(self)
+    }
+
+    fn send(&mut self, message: &pb::BotMessage) -> Result<(), Error> {
+        Pipes::send(self, message)
+    }
 }
 
 /// The endpoint of a `host:port` or `http://...` address, with the SDK's settings.
@@ -531,24 +650,20 @@ impl Logger {
     }
 }
 
-/// One match on one Play stream.
-struct Session<'a, 'b> {
+/// One match on one [`RefereeStream`].
+struct Session<'a, 'b, S: RefereeStream> {
     bot: &'a RefCell<&'b mut dyn Bot>,
-    outbox: mpsc::UnboundedSender<pb::BotMessage>,
+    stream: S,
     log: Logger,
     rules: Option<Arc<RuleSet>>,
 }
 
-impl Session<'_, '_> {
+impl<S: RefereeStream> Session<'_, '_, S> {
     /// Handles the referee's messages until MatchOver.
-    async fn run(&mut self, inbound: &mut Streaming<pb::RefereeMessage>) -> Result<MatchResult, Error> {
+    async fn run(&mut self) -> Result<MatchResult, Error> {
         use referee_message::Body;
         loop {
-            let message = match inbound.message().await {
-                Ok(Some(message)) => message,
-                Ok(None) => return Err(closed_early()),
-                Err(status) => return Err(Error::Referee(status.into())),
-            };
+            let Some(message) = self.stream.receive().await? else { return Err(closed_early()) };
             match message.body {
                 Some(Body::Decision(request)) => self.decide(&request)?,
                 Some(Body::Result(result)) => {
@@ -609,7 +724,17 @@ impl Session<'_, '_> {
                     guard(|| self.bot.borrow_mut().on_match_over(&result))?;
                     return Ok(result);
                 }
-                Some(Body::Refusal(_)) | None => {
+                Some(Body::Refusal(refusal)) => {
+                    // The pipes' form of a refusal; a gRPC referee ends the stream with the status instead.
+                    let code =
+                        (0..=16).map(Code::from_i32).find(|&c| code_name(c) == refusal.code).unwrap_or(Code::Unknown);
+                    return Err(Error::Referee(RefereeError {
+                        code: Some(code),
+                        details: refusal.message,
+                        meaning: meaning(code),
+                    }));
+                }
+                None => {
                     self.log.log(
                         LogLevel::Warning,
                         format_args!(
@@ -638,8 +763,7 @@ impl Session<'_, '_> {
         let shown = self.log.enabled(LogLevel::Debug).then(|| describe(&choice, &obs));
         let action = action_for(decision.id, choice, obs.legal_moves.len())
             .map_err(|message| Error::Decide { decision: decision.id, source: message.into() })?;
-        // A closed stream fails the send; the next read says why.
-        let _ = self.outbox.send(pb::BotMessage { body: Some(bot_message::Body::Action(action)) });
+        self.stream.send(&pb::BotMessage { body: Some(bot_message::Body::Action(action)) })?;
         if let Some(shown) = shown {
             self.log.log(
                 LogLevel::Debug,

@@ -37,6 +37,7 @@ mod cards;
 mod choice;
 mod client;
 pub mod convert;
+mod frames;
 mod moves;
 pub mod policies;
 mod types;
@@ -53,9 +54,10 @@ pub use cards::{Card, ParseError};
 pub use choice::{Choice, MAX_DEBUG_BYTES, MAX_PLAN_MOVES};
 pub use client::{
     DEFAULT_CONNECT_TIMEOUT, EXIT_CONFIG, EXIT_FAILED, EXIT_OK, Error, LogLevel, MAX_MESSAGE_BYTES, MAX_NAME_BYTES,
-    Options, PROTOCOL_VERSION, RefereeError, TOKEN_METADATA_KEY, bot_seed, code_name, play_match, run,
+    Options, PROTOCOL_VERSION, RefereeError, TOKEN_METADATA_KEY, bot_seed, code_name, play_match, play_pipes, run,
 };
 pub use convert::ProtocolError;
+pub use frames::{FRAMES_FORMAT, STDIO_VARIABLE};
 pub use moves::{Move, MoveKind, Source};
 pub use tonic::Code;
 pub use types::{

@@ -28,6 +28,7 @@
  * | SPITE_BOT_SEED         | a seed for the bot's own randomness ({@link botSeed})     |
  * | SPITE_LOG_LEVEL        | `debug`, `info`, `warning` (default), `error`             |
  * | SPITE_CONNECT_TIMEOUT  | seconds to wait for the referee to accept the connection (30) |
+ * | SPITE_STDIO            | set by the referee for a stdio bot: `protobuf` plays on its pipes (./pipes.ts) |
  *
  * With `SPITE_ARENA` and `SPITE_BOT_KEY` set, {@link runBot} joins a hosted ladder instead
  * and plays every game it is given until stopped (./arena.ts).
@@ -47,7 +48,8 @@ import {
   type ActionResult, type Choice, type Decision, DecisionContext, type Event, Fault, type MatchResult, Move,
   type Observation, type Outcome, type RuleSet, type Welcome,
 } from "./types";
-import { type RefereeClient, type RefereeMessage, spiteV1 } from "./wire";
+import { FRAMES_FORMAT, FrameError, PipeStream, STDIO_VARIABLE } from "./pipes";
+import { type BotMessage, type RefereeClient, type RefereeMessage, spiteV1 } from "./wire";
 
 /** The protocol version this SDK speaks. */
 export const PROTOCOL_VERSION = 1;
@@ -301,7 +303,14 @@ export async function playMatch(bot: Bot, options: PlayOptions): Promise<MatchRe
   }
 }
 
-type PlayCall = ReturnType<RefereeClient["Play"]>;
+/** Where a session's messages go: a gRPC Play call, or the referee's pipes ({@link PipeStream}). */
+interface Outbound {
+  write(message: BotMessage): void;
+  /** Half-close: the bot has nothing more to say. */
+  end(): void;
+  /** Give up on a referee that lingers after MatchOver. */
+  cancel(): void;
+}
 
 /** One Play stream: translates each referee message into the bot's calls, and each choice into an Action. */
 class Session {
@@ -312,7 +321,7 @@ class Session {
 
   constructor(
     private readonly bot: Bot,
-    private readonly call: PlayCall,
+    private readonly call: Outbound,
     private readonly log: Logger,
     private readonly closeWaitMs: number,
   ) {}
@@ -454,13 +463,81 @@ async function session(bot: Bot, client: RefereeClient, token: string, closeWait
 }
 
 /**
+ * Play one match on protobuf frames ({@link PipeStream}): the Hello (with `token`, which may
+ * be empty: the pipes say which seat this is), then every decision until MatchOver. Rejects
+ * like {@link playMatch}, and with a {@link FrameError} for a stream that cannot be read.
+ * For embedding (tests, tools); a bot process uses {@link runBot}, which plays on stdin and
+ * stdout when `SPITE_STDIO=protobuf`.
+ */
+export async function playPipes(bot: Bot, stream: PipeStream, token = ""): Promise<MatchResult> {
+  // After MatchOver the session returns at once: the referee closes the pipes.
+  const outbound: Outbound = { write: (message) => stream.send(message), end: () => stream.close(), cancel: () => {} };
+  const play = new Session(bot, outbound, new Logger(bot.name), 0);
+  try {
+    play.hello(token);
+    for (let message = stream.receive(); message !== null; message = stream.receive()) {
+      await play.handle(message);
+      if (play.result !== null) return play.result;
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EPIPE") {
+      throw new RefereeError("the referee stopped reading the bot's stdout (its session is over)");
+    }
+    throw error;
+  } finally {
+    play.dispose();
+  }
+  throw new RefereeError("the referee closed the bot's stdin before the match was over");
+}
+
+/** Exit after a match: 0, or 1 with one line on stderr (and the stack of an error in the bot's own code). */
+function exitAfter(bot: Bot, match: Promise<MatchResult>): void {
+  match.then(
+    () => process.exit(ExitCode.OK),
+    (error: unknown) => {
+      if (error instanceof RefereeError || error instanceof FrameError) {
+        process.stderr.write(`${bot.name}: ${error.message}\n`);
+      } else {
+        process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+        process.stderr.write(`${bot.name}: the bot threw and stopped (the referee counts this as a crash)\n`);
+      }
+      process.exit(ExitCode.FAILED);
+    },
+  );
+}
+
+/** {@link runBot} on the referee's pipes (`SPITE_STDIO` set): frames, or exit 2 for any other format. */
+function runPipes(bot: Bot, stdioFormat: string): void {
+  if (stdioFormat !== FRAMES_FORMAT) {
+    process.stderr.write(`${bot.name}: ${STDIO_VARIABLE}=${stdioFormat}: this SDK speaks the referee's pipes only `
+      + 'as protobuf frames: set stdio_format = "protobuf" in bot.toml (or transport = "grpc")\n');
+    process.exit(ExitCode.CONFIG);
+  }
+  let token = "";
+  try {
+    if (process.env["SPITE_TOKEN"]?.trim() || process.env["SPITE_TOKEN_FILE"]?.trim()) token = readToken();
+  } catch (error) {
+    process.stderr.write(`${bot.name}: ${(error as Error).message}\n`);
+    process.exit(ExitCode.CONFIG);
+  }
+  exitAfter(bot, playPipes(bot, PipeStream.fromStdio(), token));
+}
+
+/**
  * Play one match as a bot process and exit: the address and token come from the
  * environment (see the module comment). Exits 0 after MatchOver; on failure prints one
  * line (with the gRPC status code and details, if any) to stderr and exits 1, or 2
- * when the address or token is missing. With `SPITE_ARENA` and `SPITE_BOT_KEY` set it
- * joins that ladder instead and plays until stopped ({@link runLadder}).
+ * when the address or token is missing. Started by the referee on its pipes
+ * (`SPITE_STDIO=protobuf`: the manifest says `transport = "stdio"`, `stdio_format =
+ * "protobuf"`) it plays there ({@link playPipes}). With `SPITE_ARENA` and `SPITE_BOT_KEY`
+ * set it joins that ladder instead and plays until stopped ({@link runLadder}).
  */
 export function runBot(bot: Bot): void {
+  const stdioFormat = process.env[STDIO_VARIABLE]?.trim();
+  if (stdioFormat) {
+    runPipes(bot, stdioFormat);
+    return;
+  }
   if (ladderRequested()) {
     runLadder(bot);
     return;
@@ -472,16 +549,5 @@ export function runBot(bot: Bot): void {
     process.stderr.write(`${bot.name}: ${(error as Error).message}\n`);
     process.exit(ExitCode.CONFIG);
   }
-  playMatch(bot, options).then(
-    () => process.exit(ExitCode.OK),
-    (error: unknown) => {
-      if (error instanceof RefereeError) {
-        process.stderr.write(`${bot.name}: ${error.message}\n`);
-      } else {
-        process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
-        process.stderr.write(`${bot.name}: the bot threw and stopped (the referee counts this as a crash)\n`);
-      }
-      process.exit(ExitCode.FAILED);
-    },
-  );
+  exitAfter(bot, playMatch(bot, options));
 }

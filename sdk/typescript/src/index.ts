@@ -23,7 +23,7 @@
 
 export {
   type Bot, botSeed, channelOptions, ConfigError, DEFAULT_CLOSE_WAIT_MS, DEFAULT_CONNECT_TIMEOUT_MS, ExitCode,
-  MAX_MESSAGE_BYTES, playMatch, type PlayOptions, PROTOCOL_VERSION, readConfig, readToken, RefereeError, runBot,
+  MAX_MESSAGE_BYTES, playMatch, playPipes, type PlayOptions, PROTOCOL_VERSION, readConfig, readToken, RefereeError, runBot,
   TOKEN_METADATA_KEY,
 } from "./bot";
 export {
@@ -35,6 +35,7 @@ export {
   MAX_DEBUG_BYTES, MAX_PLAN_MOVES, matchResultFromWire, moveFromWire, moveToWire, observationFromWire,
   outcomeFromWire, rulesFromWire, welcomeFromWire,
 } from "./convert";
+export { FrameError, FRAMES_FORMAT, MAX_FRAME_BYTES, PipeStream, STDIO_VARIABLE, varint } from "./pipes";
 export { greedyMove } from "./policies";
 export {
   ACE, type ActionResult, type Card, cardName, centreNeeds, type Choice, type Decision, DecisionContext, Ending,

@@ -112,6 +112,24 @@ public record Options(String name, String version, String address, String token,
         return new Options(name, version, address, token, connectTimeout, logLevel);
     }
 
+    /**
+     * These options for the referee's pipes ({@code SPITE_STDIO=protobuf}): no address, and the
+     * token from SPITE_TOKEN or SPITE_TOKEN_FILE only when one is set (the pipes say which seat
+     * this is), else empty.
+     */
+    Options forPipes(Map<String, String> env) throws ConfigException {
+        String name = this.name == null || this.name.isBlank() ? "java-bot" : this.name;
+        String version = this.version == null ? "" : this.version;
+        String token = this.token;
+        if (token == null || token.isBlank()) {
+            boolean given = !env.getOrDefault("SPITE_TOKEN", "").isBlank()
+                    || !env.getOrDefault("SPITE_TOKEN_FILE", "").isBlank();
+            token = given ? readToken(env) : "";
+        }
+        LogLevel logLevel = this.logLevel == null ? parseLevel(env.getOrDefault("SPITE_LOG_LEVEL", "")) : this.logLevel;
+        return new Options(name, version, null, token, connectTimeout, logLevel);
+    }
+
     private static String readToken(Map<String, String> env) throws ConfigException {
         String token = env.getOrDefault("SPITE_TOKEN", "").strip();
         if (!token.isEmpty()) {

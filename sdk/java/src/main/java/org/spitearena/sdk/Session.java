@@ -1,13 +1,8 @@
 package org.spitearena.sdk;
 
 import io.grpc.Status;
-import io.grpc.stub.ClientCallStreamObserver;
-import io.grpc.stub.ClientResponseObserver;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.spitearena.v1.BotMessage;
 import org.spitearena.v1.DecisionRequest;
@@ -15,71 +10,33 @@ import org.spitearena.v1.Hello;
 import org.spitearena.v1.RefereeMessage;
 
 /**
- * One match on one Play stream. gRPC's callbacks only queue what arrives (with its arrival
- * time); the thread that called {@link #play} takes it from the queue and calls the bot, so
- * every call to the bot comes from that one thread.
+ * One match on one {@link RefereeStream}: each of the referee's messages becomes the bot's
+ * calls, each choice an Action, all on the thread that called {@link #play}.
  */
-final class Session implements ClientResponseObserver<BotMessage, RefereeMessage> {
-    /** How long to let the referee close the stream itself after MatchOver. */
-    private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
-
-    private record Arrival(RefereeMessage message, long nanos) {}
-
-    private record End(Status status) {}
-
-    private final BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
+final class Session {
     private final Bot bot;
     private final Log log;
-    private volatile ClientCallStreamObserver<BotMessage> requests;
+    private final RefereeStream stream;
     private RuleSet rules;
-    private boolean ended;
 
-    Session(Bot bot, Log log) {
+    Session(Bot bot, Log log, RefereeStream stream) {
         this.bot = bot;
         this.log = log;
-    }
-
-    @Override
-    public void beforeStart(ClientCallStreamObserver<BotMessage> requests) {
-        this.requests = requests;
-    }
-
-    @Override
-    public void onNext(RefereeMessage message) {
-        inbox.add(new Arrival(message, System.nanoTime()));
-    }
-
-    @Override
-    public void onError(Throwable error) {
-        inbox.add(new End(Status.fromThrowable(error)));
-    }
-
-    @Override
-    public void onCompleted() {
-        inbox.add(new End(Status.OK));
+        this.stream = stream;
     }
 
     /** Sends the hello, plays the match to its MatchOver, and half-closes the stream. */
     MatchResult play(Hello hello) throws SpiteException, InterruptedException {
         boolean finished = false;
         try {
-            requests.onNext(BotMessage.newBuilder().setHello(hello).build());
+            stream.send(BotMessage.newBuilder().setHello(hello).build());
             MatchResult result = loop();
             finished = true;
-            // The match is over: half-close, and give the referee a moment to end the stream.
-            requests.onCompleted();
-            long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
-            while (!ended) {
-                Object item = inbox.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-                if (item == null) {
-                    break;
-                }
-                ended = item instanceof End;
-            }
+            stream.finish();
             return result;
         } finally {
-            if (!finished && !ended) {
-                requests.cancel("the bot stopped", null);
+            if (!finished) {
+                stream.cancel();
             }
         }
     }
@@ -87,12 +44,7 @@ final class Session implements ClientResponseObserver<BotMessage, RefereeMessage
     private MatchResult loop() throws SpiteException, InterruptedException {
         boolean verbose = log.enabled(Options.LogLevel.DEBUG);
         while (true) {
-            Object item = inbox.take();
-            if (item instanceof End end) {
-                ended = true;
-                throw RefereeException.fromStatus(end.status());
-            }
-            Arrival arrival = (Arrival) item;
+            RefereeStream.Arrival arrival = stream.receive();
             RefereeMessage message = arrival.message();
             switch (message.getBodyCase()) {
                 case DECISION -> decide(message.getDecision(), arrival.nanos(), verbose);
@@ -169,7 +121,7 @@ final class Session implements ClientResponseObserver<BotMessage, RefereeMessage
         } catch (IllegalArgumentException e) {
             throw new BotException(e.getMessage(), e);
         }
-        requests.onNext(BotMessage.newBuilder().setAction(action).build());
+        stream.send(BotMessage.newBuilder().setAction(action).build());
         if (verbose) {
             log.debug("decision " + decision.id() + ": " + describe(choice, observation) + " in "
                     + (System.nanoTime() - received) / 1000 + " us");

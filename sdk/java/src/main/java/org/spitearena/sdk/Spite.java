@@ -3,6 +3,8 @@ package org.spitearena.sdk;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.stub.MetadataUtils;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Map;
@@ -57,6 +59,10 @@ public final class Spite {
      * failed ({@code decide} or a hook threw), each failure explained on stderr. SIGINT and
      * SIGTERM end the JVM with its usual 130 and 143.
      *
+     * <p>Started by the referee on its pipes ({@code SPITE_STDIO=protobuf}: the manifest says
+     * {@code transport = "stdio"}, {@code stdio_format = "protobuf"}) it plays there, on
+     * protobuf frames ({@link #playPipes}); any other SPITE_STDIO exits 2.
+     *
      * <p>With SPITE_ARENA and SPITE_BOT_KEY set, it joins that ladder instead and plays every
      * game it is given until stopped, or until the arena refuses the bot (status 1): see
      * {@link Ladder}.
@@ -78,11 +84,21 @@ public final class Spite {
     /** {@link #run(Bot, Options)} without the exit: returns the exit status. */
     static int run(Bot bot, Options options, Map<String, String> env, PrintStream err) {
         String name = options.name() == null || options.name().isBlank() ? "java-bot" : options.name();
-        if (Ladder.requested(env)) {
+        String stdio = env.getOrDefault(PipeStream.STDIO_VARIABLE, "").strip();
+        if (!stdio.isEmpty() && !stdio.equals(PipeStream.FORMAT)) {
+            err.println(name + ": " + PipeStream.STDIO_VARIABLE + "=" + stdio + ": this SDK speaks the referee's pipes "
+                    + "only as protobuf frames: set stdio_format = \"protobuf\" in bot.toml (or transport = \"grpc\")");
+            return EXIT_CONFIG;
+        }
+        if (stdio.isEmpty() && Ladder.requested(env)) {
             return Ladder.run(bot, options, env, err);
         }
         try {
-            playMatch(bot, options.fromEnv(env));
+            if (stdio.isEmpty()) {
+                playMatch(bot, options.fromEnv(env));
+            } else {
+                playPipes(bot, options.forPipes(env), PipeStream.fromStdio());
+            }
             return EXIT_OK;
         } catch (ConfigException e) {
             err.println(name + ": " + e.getMessage());
@@ -131,19 +147,44 @@ public final class Spite {
             }
             Metadata metadata = new Metadata();
             metadata.put(TOKEN_KEY, options.token());
-            Session session = new Session(bot, log);
+            GrpcStream stream = new GrpcStream();
             RefereeGrpc.newStub(connection.channel)
                     .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(metadata))
                     .withMaxOutboundMessageSize(MAX_MESSAGE_BYTES)
-                    .play(session);
-            Hello hello = Hello.newBuilder()
-                    .setToken(options.token())
-                    .setName(Wire.cutUtf8(options.name() == null ? "" : options.name(), MAX_NAME_BYTES))
-                    .setVersion(Wire.cutUtf8(options.version() == null ? "" : options.version(), MAX_NAME_BYTES))
-                    .setProtocolVersion(PROTOCOL_VERSION)
-                    .build();
-            return session.play(hello);
+                    .play(stream);
+            return new Session(bot, log, stream).play(hello(options));
         }
+    }
+
+    /**
+     * Plays one match on protobuf frames: RefereeMessages read from {@code in}, BotMessages
+     * written to {@code out}; {@code options.token()} may be empty (the pipes say which seat
+     * this is). For tests and tools; a bot process calls {@link #run}, which plays on stdin and
+     * stdout when the referee started it with {@code SPITE_STDIO=protobuf}.
+     *
+     * @throws FrameException the referee's frames cannot be read
+     * @throws RefereeException the referee refused the bot or closed the pipe early
+     * @throws BotException {@code decide} or a hook threw (the cause), or {@code decide} returned no choice
+     * @throws SpiteException a message from the referee made no sense (a protocol error)
+     */
+    public static MatchResult playPipes(Bot bot, Options options, InputStream in, OutputStream out)
+            throws SpiteException, InterruptedException {
+        return playPipes(bot, options, new PipeStream(in, out));
+    }
+
+    private static MatchResult playPipes(Bot bot, Options options, PipeStream stream)
+            throws SpiteException, InterruptedException {
+        Log log = new Log(options.logLevel(), System.err);
+        return new Session(bot, log, stream).play(hello(options));
+    }
+
+    private static Hello hello(Options options) {
+        return Hello.newBuilder()
+                .setToken(options.token() == null ? "" : options.token())
+                .setName(Wire.cutUtf8(options.name() == null ? "" : options.name(), MAX_NAME_BYTES))
+                .setVersion(Wire.cutUtf8(options.version() == null ? "" : options.version(), MAX_NAME_BYTES))
+                .setProtocolVersion(PROTOCOL_VERSION)
+                .build();
     }
 
     /**
