@@ -88,13 +88,15 @@ def test_substitute_policy_plays_a_fallback_and_counts_strikes(logs: Path) -> No
 
 
 def test_late_answer_is_dropped_never_applied(logs: Path) -> None:
-    # The bot oversleeps its first decision and the whole bank; its later decisions get 2 s
-    # each (not 400 ms), so a loaded machine cannot make it miss a second one.
+    # The bot oversleeps its first decision and the whole bank by 3 s (more than a busy
+    # referee's own lag, which it would owe the bot); its later decisions get 2 s each.
     unhurried = TimeControl(decision_ms=2000, bank_ms=300, connect_ms=8000)
     result = run_match([hostile("sleep-once"), good()], policy=Policy.SUBSTITUTE, log_dir=logs,
                        time_control=unhurried)
     report = result.match.seats[0].report
-    assert report.timeouts == 1
+    # charged for its first decision; the next one, sent while it slept on, may be late too
+    # (its own doing: it was asleep, the referee gave it its time)
+    assert report.timeouts >= 1 and report.faults[0].startswith("game 0 decision 1:"), report.faults
     assert report.illegal_moves == 0 and report.malformed == 0  # the late answer was not judged
     assert "is closed; the action was dropped" in log_text(result, 0)
     assert only_game(result).ending.by_rules
