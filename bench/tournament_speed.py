@@ -100,7 +100,7 @@ def run_league(directory: Path, rounds: int, parallel: int, reuse: str = "warm",
     with Store(db, readonly=True) as store:
         finished = store.finished(outcome.tournament_id)
     games = sum(len(m.games) for m in finished)
-    outcomes = {m.ordinal: [(g["ending"], g["winners"]) for g in m.games] for m in finished}
+    outcomes = {m.ordinal: [(g.ending, list(g.winners)) for g in m.games] for m in finished}
     return {"parallel": parallel, "reuse": reuse, "transport": transport, "matches": outcome.done, "games": games, "seconds": round(elapsed, 2),
             "games_per_s": round(games / elapsed, 3), "outcomes": outcomes, "config": config, "finished": finished}
 

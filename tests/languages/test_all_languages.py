@@ -72,8 +72,8 @@ def test_all_language_bots_play_a_round_robin(bots: dict[str, BotManifest], tmp_
     assert len(finished) == 2 * pairings
     for match in finished:
         for game in match.games:
-            assert game["ending"] in ("stock-emptied", "stalemate", "turn-cap"), (match.bots, game)
+            assert game.ending in ("stock-emptied", "stalemate", "turn-cap"), (match.bots, game)
         for seat in match.seats:
-            faults = (seat["timeouts"], seat["illegal_moves"], seat["malformed"], seat["crashes"])
+            faults = (seat.timeouts, seat.illegal_moves, seat.malformed, seat.crashes)
             assert faults == (0, 0, 0, 0), (match.bots, seat)
     assert {row["name"] for row in outcome.board} == set(LANGUAGE_BOTS)

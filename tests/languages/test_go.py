@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 
 from referee.manifest import BotManifest, load_manifest
-from spite.v1 import referee_pb2 as rpb
 
-from .common import MATCHES, greedy_positions, play_cleanly, require
+from .common import (HOSTILE_FRAMES, MATCHES, assert_hostile_frames_stop_it, assert_json_lines_refused,
+                     assert_refusal_reported, greedy_positions, play_cleanly, require)
 
 # Toolchains and builds. It builds in sample_bots/: tests/conftest.py runs it with the other such files.
 pytestmark = pytest.mark.slow
@@ -96,55 +96,15 @@ def test_go_greedy_plays_on_grpc_too(go_greedy: BotManifest, rules: str, seats: 
     play_cleanly(dataclasses.replace(go_greedy, transport="grpc", stdio_format="json"), rules, seats, games, tmp_path)
 
 
-def _framed(message: rpb.RefereeMessage) -> bytes:
-    body: bytes = message.SerializeToString()
-    return _varint(len(body)) + body
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _run(go_greedy: BotManifest, data: bytes, stdio: str = "protobuf") -> subprocess.CompletedProcess[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SPITE_")}
-    return subprocess.run([str(go_greedy.workdir / go_greedy.command[0])], input=data, capture_output=True,
-                          env={**env, "SPITE_STDIO": stdio}, timeout=60)
-
-
 def test_the_go_sdk_on_pipes_says_hello_without_a_token_and_reports_a_refusal_in_one_line(
         go_greedy: BotManifest) -> None:
-    refusal = rpb.RefereeMessage(refusal=rpb.Refusal(code="UNAUTHENTICATED", message="unknown or expired seat token"))
-    done = _run(go_greedy, _framed(refusal))
-    assert done.returncode == 1, done
-    size, body = done.stdout[0], done.stdout[1:]
-    assert size == len(body) and rpb.BotMessage.FromString(body).hello.name == "go-greedy"
-    assert rpb.BotMessage.FromString(body).hello.token == ""
-    assert done.stderr.decode().strip().splitlines() == [
-        "go-greedy: the referee refused the seat token (check SPITE_TOKEN / SPITE_TOKEN_FILE) "
-        "(UNAUTHENTICATED: unknown or expired seat token)"]
+    assert_refusal_reported(go_greedy, "go-greedy")
 
 
-@pytest.mark.parametrize("data, words", [
-    (_varint(2**40), "a frame of 1099511627776 bytes, over 64 KiB"),
-    (_varint(65537) + b"\x00" * 10, "a frame of 65537 bytes, over 64 KiB"),
-    (b"\x80" * 10 + b"\x01", "a frame length over 10 bytes"),
-    (b"\xff" * 9, "a frame length cut short"),
-    (_varint(100) + b"\x08" * 10, "a frame cut short by the end of the stream (10 of 100 bytes)"),
-    (_varint(4) + b"\xff" * 4, "a frame of 4 bytes is not a RefereeMessage"),
-])
+@pytest.mark.parametrize("data, words", HOSTILE_FRAMES)
 def test_hostile_frames_stop_the_go_bot_with_one_line(go_greedy: BotManifest, data: bytes, words: str) -> None:
-    done = _run(go_greedy, data)
-    lines = done.stderr.decode().strip().splitlines()
-    assert done.returncode == 1 and len(lines) == 1 and words in lines[0], (done.returncode, lines)
-    assert lines[0].startswith("go-greedy: the referee's frames are unreadable: ")
+    assert_hostile_frames_stop_it(go_greedy, "go-greedy", data, words)
 
 
 def test_the_go_sdk_says_in_one_line_that_it_does_not_speak_json_lines(go_greedy: BotManifest) -> None:
-    done = _run(go_greedy, b'{"welcome": {}}\n', stdio="json")
-    lines = done.stderr.decode().strip().splitlines()
-    assert done.returncode == 2 and len(lines) == 1 and 'stdio_format = "protobuf"' in lines[0], (done, lines)
+    assert_json_lines_refused(go_greedy)
