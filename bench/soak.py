@@ -9,13 +9,15 @@ refused), its games on warm worker processes, and one remote bot (the sample ``g
 through the Python SDK, ``SPITE_ARENA`` and ``SPITE_BOT_KEY``) joined through the lobby,
 plays until ``--games`` games are done. Every ``--interval`` seconds a sampler records the
 finished games (``arena.db``) and the resident set (``VmRSS``) of the ``spite serve``
-process, of every process under it (worker processes, sandboxes, warm bots) and of the
-remote bot.
+process (and its anonymous pages, ``RssAnon``: its heap, without the shared libraries'
+pages it touched), of every process under it (worker processes, sandboxes, warm bots) and of
+the remote bot.
 
 The report, per role (``serve``; ``workers``: the sum of everything under it; the longest
 lived worker process; ``remote``): the slope of RSS against games (a least-squares line, MB
 per 1,000 games) and the mean of the first and of the last 10% of the samples (the first
-sample is taken once the first game is done, so start-up is not counted as growth). The
+sample is taken once the first game is done, so start-up is not counted as growth), and the
+RSS at the first sample and at 5,000, 10,000 and 20,000 games. The
 slope is the figure: flat memory has a slope near 0 whatever the machine, while growth of
 a few KB a game shows as MBs per 1,000. Nothing here is a pass/fail threshold; the tests
 that would catch a leak count live entries after N games (``tests/arena/``).
@@ -61,11 +63,13 @@ def finished(db: Path) -> int:
         return -1
 
 
-def rss_mb(pid: int) -> float | None:
+def rss_mb(pid: int, field: str = "VmRSS") -> float | None:
+    """A process's resident set (``field="RssAnon"``: only its anonymous pages, the heap;
+    ``VmRSS`` also counts the pages of shared libraries and files it has touched)."""
     try:
         with open(f"/proc/{pid}/status") as status:
             for line in status:
-                if line.startswith("VmRSS:"):
+                if line.startswith(f"{field}:"):
                     return int(line.split()[1]) * PAGE_MB
     except OSError:
         return None
@@ -114,6 +118,7 @@ class Sample:
     t: float
     games: int
     serve: float
+    serve_anon: float
     workers: float
     processes: int
     remote: float
@@ -141,8 +146,8 @@ class Sampler(threading.Thread):
             if pid not in self.names:
                 self.names[pid] = command_name(pid)
         remote = sum(mb for pid in [self.remote, *descendants(tree, self.remote)] if (mb := rss_mb(pid)) is not None)
-        return Sample(round(time.monotonic() - self.start_t, 1), games, serve, sum(each.values()), len(each),
-                      remote, each)
+        return Sample(round(time.monotonic() - self.start_t, 1), games, serve, rss_mb(self.serve, "RssAnon") or 0.0,
+                      sum(each.values()), len(each), remote, each)
 
     def run(self) -> None:
         while not self.stop.wait(self.interval):
@@ -164,6 +169,20 @@ def slope_per_1000(points: list[tuple[float, float]]) -> float | None:
     return 1000 * sum((x - mx) * (y - my) for x, y in points) / sxx
 
 
+MARKS = (5_000, 10_000, 20_000)
+"""The games at which the report gives each role's RSS (and at the first sample)."""
+
+
+def at_marks(points: list[tuple[float, float]]) -> dict[str, float]:
+    """The RSS at the first sample, and at the first sample at or past each of ``MARKS`` reached."""
+    found = {f"at {int(points[0][0])}": round(points[0][1], 1)} if points else {}
+    for mark in MARKS:
+        reached = next((y for x, y in points if x >= mark), None)
+        if reached is not None:
+            found[f"at {mark}"] = round(reached, 1)
+    return found
+
+
 def summary(points: list[tuple[float, float]]) -> dict[str, Any]:
     tenth = max(1, len(points) // 10)
     first = [y for _, y in points[:tenth]]
@@ -174,11 +193,12 @@ def summary(points: list[tuple[float, float]]) -> dict[str, Any]:
             "first_10pct_mb": round(sum(first) / len(first), 1) if first else None,
             "last_10pct_mb": round(sum(last) / len(last), 1) if last else None,
             "min_mb": round(min(y for _, y in points), 1) if points else None,
-            "max_mb": round(max(y for _, y in points), 1) if points else None}
+            "max_mb": round(max(y for _, y in points), 1) if points else None, "mb": at_marks(points)}
 
 
 def analyse(samples: list[Sample], names: dict[int, str]) -> dict[str, Any]:
     roles: dict[str, list[tuple[float, float]]] = {"serve": [(s.games, s.serve) for s in samples],
+             "serve (anonymous pages)": [(s.games, s.serve_anon) for s in samples],
              "workers (sum)": [(s.games, s.workers) for s in samples],
              "processes under serve": [(s.games, float(s.processes)) for s in samples],
              "remote bot": [(s.games, s.remote) for s in samples]}
@@ -405,9 +425,10 @@ def main() -> int:
     if args.samples is not None:
         with open(args.samples, "w", newline="") as out:
             writer = csv.writer(out)
-            writer.writerow(["t_s", "games", "serve_mb", "workers_mb", "processes", "remote_mb"])
+            writer.writerow(["t_s", "games", "serve_mb", "serve_anon_mb", "workers_mb", "processes", "remote_mb"])
             for s in samples:
-                writer.writerow([s.t, s.games, round(s.serve, 2), round(s.workers, 2), s.processes, round(s.remote, 2)])
+                writer.writerow([s.t, s.games, round(s.serve, 2), round(s.serve_anon, 2), round(s.workers, 2),
+                                 s.processes, round(s.remote, 2)])
     report = {"date": date, "cores": os.cpu_count(), "parallel": args.parallel, "house_bots": BOTS,
               "remote_bot": "greedy (Python SDK)", **result}
     if args.json:
@@ -416,11 +437,12 @@ def main() -> int:
     print(f"soak: {report['games'].get('done', 0)} games done ({report['remote_games']} with the remote bot) in "
           f"{report['seconds']} s ({report['games_per_s']} games/s), load {report['load'][0]}-{report['load'][1]}, "
           f"{report['date']}; games by status: {report['games']}")
-    print(f"{'':50} {'MB/1000 games':>13} {'first 10%':>9} {'last 10%':>9} {'min':>6} {'max':>6}")
+    print(f"{'':50} {'MB/1000 games':>13} {'first 10%':>9} {'last 10%':>9} {'min':>6} {'max':>6}  MB at games")
     for name, row in report["roles"].items():
         slope = row["slope_mb_per_1000_games"]
         print(f"{name:50} {'-' if slope is None else f'{slope:+.3f}':>13} {row['first_10pct_mb']:>9} "
-              f"{row['last_10pct_mb']:>9} {row['min_mb']:>6} {row['max_mb']:>6}")
+              f"{row['last_10pct_mb']:>9} {row['min_mb']:>6} {row['max_mb']:>6}  "
+              + ", ".join(f"{at}: {mb}" for at, mb in row["mb"].items()))
     traced = report.get("traced")
     if traced:
         print(f"serve under tracemalloc, games {traced['games'][0]} to {traced['games'][1]}: what grew")

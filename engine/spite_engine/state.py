@@ -82,8 +82,9 @@ _DISCARD_TARGETS: dict[tuple[bool, ...], int] = {}
 _FITS_BY_WILD: dict[tuple[frozenset[Card], int], dict[int, tuple[int, ...]]] = {}
 """Memo of :func:`centre_fits` by centre pile heights (packed as by :func:`packed_heights`),
 one per set of wild ranks and count of centre piles (each state holds its own rule set's).
-It holds values of a pure function, not game state (at most 12**4 entries with four piles;
-with more piles it starts again when full)."""
+It holds values of a pure function, not game state, and starts again when it holds
+``_FITS_MEMO_LIMIT`` entries (of about 230 bytes: 1 MB at most; four piles have 13**4
+heights, which filled over a day of games to 6 MB: issue 24)."""
 _HEIGHT_BITS = 4
 """Bits per centre pile in a packed height (a pile holds at most 12 cards: it is completed
 at the Queen)."""
@@ -105,14 +106,16 @@ def unpacked_heights(packed: int, piles: int) -> tuple[int, ...]:
 
 _HEIGHT_UNIT = tuple(1 << (index * _HEIGHT_BITS) for index in range(16))
 """What one card on centre pile ``i`` adds to the packed heights."""
-_FITS_MEMO_LIMIT = 1 << 16
+_FITS_MEMO_LIMIT = 1 << 12
 
 _DISCARD_BLOCKS: tuple[dict[tuple[int, ...], tuple[Move, ...]], ...] = ({}, {})
 """Memo of the discard moves (or pass) of the seat to move, one for rule sets that forbid
 discarding Aces and one for those that allow it, keyed by the hand's distinct ranks, -1,
 and which of the seat's discard piles are started: without no-block nothing else decides
-them. Values of a pure function, not game state; each starts again when full."""
-_BLOCKS_MEMO_LIMIT = 1 << 16
+them. Values of a pure function, not game state; each starts again when it holds
+``_BLOCKS_MEMO_LIMIT`` entries (of about 280 bytes: 1.1 MB each at most; with a limit of
+65,536 they filled over a day of games to about 17 MB each: issue 24)."""
+_BLOCKS_MEMO_LIMIT = 1 << 12
 
 
 class GameState:

@@ -72,9 +72,13 @@ class _Memo(dict[Any, bytes]):
     """A field's bytes by its value, written on a miss by ``write(key, value)``: from one
     decision to the next most turns, counts, hands, piles, stocks and events are the same, and
     a dict lookup costs a fraction of writing them. Emptied when it holds ``LIMIT`` values, so
-    a long-running referee's memory stays bounded."""
+    a long-running referee's memory stays bounded: an entry (its key, its bytes, its slot)
+    holds about 100-400 bytes, so the memos here hold at most about 4 MB together
+    (``tests/wire/test_encoding_memory.py`` measures it). Most hits are between one decision
+    and the next of the same game, so a few thousand values keep nearly all of them; 20,000
+    values a memo held about 30 MB once full, and filled over hours of a ladder (issue 24)."""
 
-    LIMIT = 20_000
+    LIMIT = 2048
 
     def __init__(self, key: int, write: "Callable[[int, Any], bytes]") -> None:
         super().__init__()
@@ -186,7 +190,11 @@ _LAST: dict[int, tuple[object, bytes]] = {}
 """The parts written last, by the identity of the value they were written from: the engine
 keeps a stock or discard view object between decisions until a move changes it, and an
 identity check costs less than hashing nested tuples. Holding the object keeps its id from
-being reused while the entry lives; emptied with the memos' limit."""
+being reused while the entry lives; emptied when it holds ``_LAST_LIMIT`` entries."""
+_LAST_LIMIT = 512
+"""A hit is the next decision of the same game, so this only needs the games in play at once
+(a few views each). Each entry keeps its view alive (about 500 bytes with its piles): 512
+entries hold about 0.3 MB; the 20,000 it once shared with the memos held about 10 MB."""
 
 
 def _seat_piles(piles: tuple[tuple[int, ...], ...]) -> bytes:
@@ -215,7 +223,7 @@ def _stocks(stocks: tuple[tuple[int, tuple[int, ...]], ...]) -> bytes:
 
 
 def _remember(value: object, written: bytes) -> None:
-    if len(_LAST) >= _Memo.LIMIT:
+    if len(_LAST) >= _LAST_LIMIT:
         _LAST.clear()
     _LAST[id(value)] = (value, written)
 
