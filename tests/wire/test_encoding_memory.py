@@ -16,10 +16,13 @@ from typing import Any, Iterable
 
 from spite_engine import GameState, Move, observe, preset
 from spite_engine import state as engine_state
-from spite_wire import encoding
+from spite_wire import decoding, encoding
 
 ENCODER_BUDGET = 6 * 2**20
 """What the encoder's memos and ``_LAST`` may hold together when every one is full."""
+DECODER_BUDGET = 6 * 2**20
+"""What the SDK's decoder memos may hold together when every one is full (one per bot process:
+a remote bot rose to 64 MB as they filled at 20,000 entries each)."""
 ENGINE_BUDGET = 4 * 2**20
 """What the engine's ``centre_fits`` and discard memos may hold together when full."""
 
@@ -46,8 +49,9 @@ def owned_bytes(roots: Iterable[Any]) -> int:
     return total
 
 
-def play(games: int, seed: int = 24) -> None:
-    """``games`` games of seeded random moves, every decision encoded as the referee sends it."""
+def play(games: int, seed: int = 24, decode: bool = False) -> None:
+    """``games`` games of seeded random moves, every decision encoded as the referee sends it
+    (and, with ``decode``, decoded as the Python SDK reads it)."""
     rng = random.Random(seed)
     rules = preset("standard")
     decision = 0
@@ -58,7 +62,9 @@ def play(games: int, seed: int = 24) -> None:
             seat = state.to_move
             decision += 1
             bank[seat] = max(0, bank[seat] - rng.randrange(0, 40))
-            encoding.decision_message(decision, game, observe(state, seat), 1000, bank[seat])
+            sent = encoding.decision_message(decision, game, observe(state, seat), 1000, bank[seat])
+            if decode:
+                decoding.decision_from_bytes(sent, rules)
             state.apply(rng.choice(state.legal_moves()))
 
 
@@ -98,3 +104,14 @@ def test_the_engine_memos_hold_a_few_megabytes_at_most_once_full() -> None:
     held = {"fits": full_bytes(fits, engine_state._FITS_MEMO_LIMIT),
             "blocks (both)": 2 * full_bytes(blocks, engine_state._BLOCKS_MEMO_LIMIT)}
     assert sum(held.values()) <= ENGINE_BUDGET, {name: round(b / 2**20, 2) for name, b in held.items()}
+
+
+def test_the_sdk_decoder_memos_hold_a_few_megabytes_at_most_once_full() -> None:
+    found = {name: value for name, value in vars(decoding).items() if isinstance(value, decoding._Memo)}
+    assert found
+    for memo in found.values():
+        memo.clear()
+    play(60, seed=5, decode=True)
+    held = {name: full_bytes(memo, decoding._Memo.LIMIT) for name, memo in found.items()}
+    assert all(len(memo) <= decoding._Memo.LIMIT for memo in found.values())
+    assert sum(held.values()) <= DECODER_BUDGET, {name: round(b / 2**20, 2) for name, b in held.items()}
