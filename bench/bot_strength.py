@@ -119,7 +119,7 @@ def make_agent(name: str, samples: int, weights: dict[str, float] | None = None)
 
 
 def apply_plan(state: GameState, moves: list[Any], seat: int) -> None:
-    """Play a plan as the referee does (referee/match.py): up to the first move that reveals
+    """Play a plan as the referee does (referee/core/match.py): up to the first move that reveals
     something to ``seat`` (its draw, its stock's next card), ends its turn or ends the game."""
     for number, move in enumerate(moves):
         start = len(state.log)
@@ -209,7 +209,8 @@ def run_referee_deals(spec: str, a: str, b: str, deals: int, master: int, decisi
     import dataclasses
 
     from referee.local import play_local_match
-    from referee.match import MatchConfig, Policy, TimeControl
+    from referee.core.deadlines import TimeControl
+    from referee.core.match import MatchConfig, Policy
     from tournaments.bot_specs import resolve_bot
 
     rules = parse_rules(spec)

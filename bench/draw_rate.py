@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: tests/inprocess.py
 
-from referee.match import MatchConfig  # noqa: E402
+from referee.core.match import MatchConfig  # noqa: E402
 from spite_engine import parse_rules  # noqa: E402
 from spite_engine.rng import derive  # noqa: E402
 from tests.inprocess import play_match  # noqa: E402

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What a live feed costs the referee: CPU per decision with and without each match writing
-its public feed (``referee.feed``, a hosted ladder's live view), in the same run.
+its public feed (``referee.core.feed``, a hosted ladder's live view), in the same run.
 
     .venv/bin/python bench/live_feed.py [--matches 50] [--seconds 5] [--rounds 3] [--json]
 

@@ -4,7 +4,7 @@
     .venv/bin/python bench/referee_load.py [--matches 50] [--seconds 10] [--think 0] [--json]
     .venv/bin/python bench/referee_load.py --matches 1000 --think 1 --seconds 60   # the hosting figure
 
-One referee process (``referee.server.start_referee`` on TCP port 0) holds ``--matches``
+One referee process (``referee.transports.server.start_referee`` on TCP port 0) holds ``--matches``
 concurrent two-seat matches; one light client process plays every seat over raw gRPC
 stubs (Hello with the token in metadata, then ``move_index`` 0 for every decision, after
 ``--think`` seconds). After a warm-up, for ``--seconds``, the benchmark reads the referee
@@ -63,7 +63,7 @@ CHANNEL_STREAMS = 200
 # -- the servers (run as child processes of the benchmark) ------------------------------
 
 async def _serve_referee(admin: str) -> None:
-    from referee.server import start_referee, tune_gc
+    from referee.transports.server import start_referee, tune_gc
 
     tune_gc()  # as spite referee does
     referee = await start_referee("127.0.0.1:0", admin_token=admin)
@@ -270,9 +270,9 @@ class _LoopChannel:
 async def run_loop(matches: int, warmup: float, seconds: float, rules: str,
                    live_dir: Path | None = None) -> dict[str, Any]:
     """The match loop without a wire (module docstring), in this process; with ``live_dir``,
-    each match also writes its public feed there (``referee.feed``, bench/live_feed.py)."""
-    from referee.deadlines import TimeControl
-    from referee.match import Match, MatchConfig
+    each match also writes its public feed there (``referee.core.feed``, bench/live_feed.py)."""
+    from referee.core.deadlines import TimeControl
+    from referee.core.match import Match, MatchConfig
     from spite_engine import parse_rules
 
     tally = Tally()

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import referee.sandbox as sandbox
-from referee.launcher import BotProcess
+from referee.processes.launcher import BotProcess
 from referee.sandbox import Isolation
 
 

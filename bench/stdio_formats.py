@@ -36,8 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from referee.local import play_local_match  # noqa: E402
-from referee.manifest import BotManifest, load_manifest  # noqa: E402
-from referee.match import MatchConfig, Policy, TimeControl  # noqa: E402
+from referee.processes.manifest import BotManifest, load_manifest  # noqa: E402
+from referee.core.deadlines import TimeControl
+from referee.core.match import MatchConfig, Policy  # noqa: E402
 from spite_engine import parse_rules  # noqa: E402
 from tests.inprocess import play_match  # noqa: E402
 

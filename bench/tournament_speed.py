@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.inprocess import play_match  # noqa: E402
-from referee.match import MatchConfig  # noqa: E402
+from referee.core.match import MatchConfig  # noqa: E402
 from tournaments.config import load_tournament  # noqa: E402
 from tournaments.runner import RunOptions, run_tournament  # noqa: E402
 from tournaments.schedule import bot_seed  # noqa: E402

@@ -109,9 +109,10 @@ sys.path.insert(0, str(ROOT))
 
 from tests.inprocess import play_match  # noqa: E402
 from referee.local import play_local_match  # noqa: E402
-from referee.match import MatchConfig, Policy, TimeControl  # noqa: E402
+from referee.core.deadlines import TimeControl
+from referee.core.match import MatchConfig, Policy  # noqa: E402
 from spite_engine import parse_rules  # noqa: E402
-from referee.manifest import BotManifest, load_manifest  # noqa: E402
+from referee.processes.manifest import BotManifest, load_manifest  # noqa: E402
 
 import echo  # noqa: E402  (bench/echo.py)
 

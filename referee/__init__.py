@@ -1,7 +1,8 @@
 """Spite Arena's referee: it holds a match's hidden state and plays it by the rules engine
-(``spite_engine``, a package of its own), sends each seat only what it may see (``match``,
-``seats``, ``replay``), reaches bots over gRPC (``server``) or their pipes (``stdio``), starts
-them in the sandbox (``launcher``, ``sandbox``, ``pool``, ``build``), and enforces their time."""
+(``spite_engine``, a package of its own), sends each seat only what it may see and enforces
+its time (``core``), starts bots in the sandbox (``processes``, ``sandbox``), reaches them
+over gRPC or their pipes (``transports``), and plays matches here (``local``, ``pool``).
+docs/architecture.md draws the layers."""
 
 import os as _os
 

@@ -15,16 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import AsyncIterator, Awaitable, Callable, Sequence
 
-from .deadlines import GIVEN_CAP
-from .launcher import BotProcess, ExitInfo, SeatLaunch
-from .manifest import BotManifest
-from .match import Match, MatchConfig, Seat
-from .replay import bot_log_path
-from .sandbox import detect
-from .scratch import OwnedScratch, socket_directory
-from .server import RunningReferee, start_referee, unix_address
-from .session import Arena
-from .stdio import serve_stdio_seat
+from referee.core.deadlines import GIVEN_CAP
+from referee.processes.launcher import BotProcess, ExitInfo, SeatLaunch
+from referee.processes.manifest import BotManifest
+from referee.core.match import Match, MatchConfig
+from referee.core.seats import Seat
+from referee.core.replay import bot_log_path
+from referee.sandbox import detect
+from referee.processes.scratch import OwnedScratch, socket_directory
+from referee.transports.server import RunningReferee, start_referee, unix_address
+from referee.transports.session import Arena
+from referee.transports.stdio import serve_stdio_seat
 
 
 @dataclass

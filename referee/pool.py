@@ -31,14 +31,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from .launcher import BotProcess, ExitInfo
-from .local import LocalMatch, connectable, launch_seat, open_private_dirs, reachable, seat_launch
-from .manifest import BotManifest
-from .match import Match, MatchConfig, Seat
-from .replay import bot_log_path
-from .scratch import OwnedScratch, socket_directory
-from .server import RunningReferee, start_referee, unix_address
-from .warm import WarmLine, WarmLines
+from referee.processes.launcher import BotProcess, ExitInfo
+from referee.local import LocalMatch, connectable, launch_seat, open_private_dirs, reachable, seat_launch
+from referee.processes.manifest import BotManifest
+from referee.core.match import Match, MatchConfig
+from referee.core.seats import Seat
+from referee.core.replay import bot_log_path
+from referee.processes.scratch import OwnedScratch, socket_directory
+from referee.transports.server import RunningReferee, start_referee, unix_address
+from referee.transports.warm import WarmLine, WarmLines
 
 log = logging.getLogger("spite.referee")
 

@@ -61,10 +61,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.build import BuildCaps
-from referee.limits import FieldError
-from referee.manifest import read_toml
-from referee.match import Policy, TimeControl
+from referee.processes.build import BuildCaps
+from referee.core.limits import FieldError
+from referee.processes.manifest import read_toml
+from referee.core.deadlines import TimeControl
+from referee.core.match import Policy
 from spite_engine import RulesError, RuleSet, parse_rules
 from tournaments.config import policy_from_value, rating_from_table, table
 from tournaments.ratings import RatingParams
@@ -143,7 +144,7 @@ def _int(file: Path, where: str, value: Any, low: int, high: int) -> int:
 def load_competition(path: Path | str) -> Competition:
     """Read and check a competition file. ``[time_control]``, ``[rating]`` and ``policy``
     are read by the same schema as a tournament file's (:mod:`tournaments.config`), with
-    the referee's ranges (:mod:`referee.limits`)."""
+    the referee's ranges (:mod:`referee.core.limits`)."""
     file = Path(path)
     data = read_toml(file, "competition file", CompetitionError)
     try:

@@ -126,7 +126,7 @@ def _toml_value(value: Any) -> str:
 
 def toml_document(data: dict[str, Any], comment: str) -> str:
     """``data`` as a TOML document: its plain keys, then a ``[table]`` per table (deeper tables
-    inline). Enough for a bot manifest's fields (``referee.manifest``)."""
+    inline). Enough for a bot manifest's fields (``referee.processes.manifest``)."""
     lines = [f"# {line}" for line in comment.splitlines()]
     tables = {k: v for k, v in data.items() if isinstance(v, dict)}
     lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in data.items() if k not in tables]

@@ -18,10 +18,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from referee.feed import SUFFIX, feed_path
-from referee.replay import bot_log_path
-from referee.reports import MatchSummary
-from referee.server import RunningReferee
+from referee.core.feed import SUFFIX, feed_path
+from referee.core.replay import bot_log_path
+from referee.core.reports import MatchSummary
+from referee.transports.server import RunningReferee
 from tournaments.backends import Backend, WorkerDied
 from tournaments.jobs import JobResult, MatchJob, Reuse, SeatJob
 
@@ -34,7 +34,7 @@ log = logging.getLogger("spite.arena")
 MAX_ATTEMPTS = 3
 IDLE_S = 0.5
 LIVE = "live"
-"""The data directory's folder of the public feeds of games in play (:mod:`referee.feed`)."""
+"""The data directory's folder of the public feeds of games in play (:mod:`referee.core.feed`)."""
 REJOIN_GRACE_S = 60.0
 """After a start, how long a pending game waits for its remote bots to join again before it is void."""
 BENCH_AFTER, BENCH_OF = 3, 5
@@ -214,8 +214,8 @@ class Ladder:
         seats are launched (sandboxed, as by a worker), remote ones get their seat token
         through the lobby. A remote bot that never connects loses by the referee's rules."""
         from referee.local import play_local_match
-        from referee.manifest import ManifestError
-        from referee.match import Match, MatchConfig
+        from referee.processes.manifest import ManifestError
+        from referee.core.match import Match, MatchConfig
         from tournaments.bot_specs import resolve_bot
 
         if self.lobby is None or self.referee is None:
@@ -308,7 +308,7 @@ class Ladder:
 
 
 def seat_logs(logs_dir: Path, summary: MatchSummary) -> list[str | None]:
-    """Each seat's log file, by the exact name the launcher gave it (:func:`referee.replay.bot_log_path`),
+    """Each seat's log file, by the exact name the launcher gave it (:func:`referee.core.replay.bot_log_path`),
     never by a pattern a bot's name could match."""
     logs: list[str | None] = []
     for seat in summary.seats:

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from referee.manifest import ManifestError
+from referee.processes.manifest import ManifestError
 from tournaments.backends import Backend, DaskBackend, LocalBackend, bundle_of
 from tournaments.bot_specs import resolve_bot
 from tournaments.bundles import BundleError
@@ -125,7 +125,7 @@ class Service:
 
         await asyncio.sleep(max(0.0, (start - dt.datetime.now(dt.timezone.utc)).total_seconds()))
         self.store.set_meta("finals_started", dt.datetime.now(dt.timezone.utc).isoformat())
-        from referee.launcher import die_with_parent
+        from referee.processes.launcher import die_with_parent
 
         log_path = self.data / "finals.log"
         with open(log_path, "ab") as out:
@@ -143,7 +143,7 @@ class Service:
 
         from .web import create_app
 
-        from referee.server import TlsConfig
+        from referee.transports.server import TlsConfig
 
         from .lobby import Lobby, start_lobby
 

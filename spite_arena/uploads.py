@@ -6,9 +6,9 @@ devices, and stops at the competition's caps on compressed size, unpacked size a
 (files and directories; a zip bomb hits the unpacked cap while streaming). Every extended
 tar header is bounded before it is read. The manifest may not have ``[limits]`` (the
 competition's defaults apply), its ``workdir`` stays inside the upload, and its version is
-a label (:func:`referee.labels.check_label`).
+a label (:func:`referee.core.labels.check_label`).
 
-A ``build`` command runs first, in the sandbox (:func:`referee.build.build`: the upload's
+A ``build`` command runs first, in the sandbox (:func:`referee.processes.build.build`: the upload's
 folder writable and nothing else, no network, the caps of the competition's ``[build]``
 table, for the languages it names); its output goes to ``DATA/checks/vN/build.log`` and its
 last lines into the report's build line, which ``spite submit`` prints and ``/me`` shows. A
@@ -40,10 +40,10 @@ import zlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from referee.build import BuildResult, build, folder_usage
-from referee.manifest import BotManifest, ManifestError, load_manifest
+from referee.processes.build import BuildResult, build, folder_usage
+from referee.processes.manifest import BotManifest, ManifestError, load_manifest
 from referee.sandbox import SandboxError
-from referee.labels import LabelError, check_label, terminal_safe
+from referee.core.labels import LabelError, check_label, terminal_safe
 
 from .config import Competition, Limits
 
@@ -260,7 +260,7 @@ async def run_checks(manifest_path: Path, competition: Competition, version_id: 
     """``spite check-bot``'s checks in a subprocess, under the competition's own rules and
     time control, the logs in ``log_dir``; never raises. A report with ``platform_fault``
     did not judge the bot (the machine was too slow, or the checks could not run)."""
-    from referee.launcher import die_with_parent
+    from referee.processes.launcher import die_with_parent
 
     process = None
     try:
@@ -289,7 +289,7 @@ async def run_checks(manifest_path: Path, competition: Competition, version_id: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from referee.match import TimeControl
+    from referee.core.deadlines import TimeControl
     from spite_engine import parse_rules
     from tournaments.checkbot import check_bot
 

@@ -49,8 +49,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from referee import replay as replay_file
-from referee.manifest import BotManifest
+from referee.core import replay as replay_file
+from referee.processes.manifest import BotManifest
 from spite_web import charts, site
 from spite_web.live import ladder_routes
 from spite_web.replay_view import ViewError, viewer_data

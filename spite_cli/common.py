@@ -12,8 +12,9 @@ from typing import Callable, NoReturn
 
 from rich.console import Console
 
-from referee import limits
-from referee.match import Policy, TimeControl
+from referee.core import limits
+from referee.core.deadlines import TimeControl
+from referee.core.match import Policy
 from tournaments.config import MAX_PARALLEL as MAX_PARALLEL  # one range for --parallel and a file's parallel
 
 # -- exit codes: the same in every command (README "Exit codes", `spite --help`) -----------
@@ -39,7 +40,7 @@ EXIT_CODES_HELP = f"""exit codes (the same for every command):
   {PLATFORM}    the platform failed: a referee or worker died, a match was void, an internal error
   {INTERRUPTED}  interrupted (Ctrl-C)"""
 
-# -- ranges of numeric options: the referee's (referee/limits.py), so the CLI refuses
+# -- ranges of numeric options: the referee's (referee/core/limits.py), so the CLI refuses
 # exactly what the referee would ---------------------------------------------------------
 
 MAX_GAMES = limits.GAMES.high

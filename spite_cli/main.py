@@ -17,7 +17,7 @@ import traceback
 from importlib import metadata
 from typing import NoReturn, Sequence
 
-from referee.shutdown import stop_like_interrupt
+from referee.processes.shutdown import stop_like_interrupt
 from spite_web import cli as web_cli
 
 from . import arena, check_bot, doctor_cmd, games, play, referee_server, replay, seed, serve, tournament

@@ -20,8 +20,8 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.live import Live
 
-from referee.manifest import ManifestError
-from referee.match import Match, MatchConfig, Policy
+from referee.processes.manifest import ManifestError
+from referee.core.match import Match, MatchConfig, Policy
 from spite_engine import RulesError, observe_public, parse_rules
 from spite_engine.outcome import EventKind
 

@@ -49,7 +49,7 @@ def listen_problem(listen: str) -> str:
 
 
 def cmd_referee(args: argparse.Namespace) -> int:
-    from referee.server import TlsConfig, TlsError, is_loopback, start_referee
+    from referee.transports.server import TlsConfig, TlsError, is_loopback, start_referee
 
     problem = listen_problem(args.listen)
     if problem:
@@ -113,7 +113,7 @@ def cmd_referee(args: argparse.Namespace) -> int:
         print("shutting down: aborting running matches", file=sys.stderr)
         await running.stop(grace=args.grace)
 
-    from referee.server import tune_gc
+    from referee.transports.server import tune_gc
 
     tune_gc()
     asyncio.run(main())

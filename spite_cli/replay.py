@@ -40,8 +40,8 @@ class Step:
 
 def _steps(loaded: Any, viewer: int | None) -> list[Step]:
     """Every move with the table before it; debug strings only where ``viewer`` may see them
-    (:func:`referee.replay.debug_visible`: as seat K, only K's own)."""
-    from referee.replay import move_notes
+    (:func:`referee.core.replay.debug_visible`: as seat K, only K's own)."""
+    from referee.core.replay import move_notes
 
     record = loaded.record
     state = GameState.new(record.rules, record.seed, record.first_seat)
@@ -145,7 +145,7 @@ def _step_through(console: Console, steps: list[Step], names: Sequence[str], as_
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from referee import replay as replay_file
+    from referee.core import replay as replay_file
 
     try:
         loaded = replay_file.load(args.file)

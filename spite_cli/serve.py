@@ -21,7 +21,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from referee.labels import terminal_safe
+from referee.core.labels import terminal_safe
 
 from .common import UsageError, fail, ranged_int, scheduler_address
 
@@ -46,7 +46,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         check_arena_data(Path(args.data), create=True)
         service = Service(competition, Path(args.data), web=args.web, grpc_listen=args.grpc,
                           scheduler=args.scheduler, trusted_proxies=args.trusted_proxy)
-        from referee.server import tune_gc
+        from referee.transports.server import tune_gc
 
         tune_gc()
         asyncio.run(service.run())

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from referee.manifest import ManifestError
+from referee.processes.manifest import ManifestError
 from spite_engine import RulesError, parse_rules
 
 from .common import (BOT_FAILED, INTERRUPTED, MAX_PARALLEL, OK, PLATFORM, USAGE, UsageError, check_store,

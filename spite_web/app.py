@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from referee import replay as replay_file
+from referee.core import replay as replay_file
 from tournaments.queries import ENDINGS, RESULTS, BadQuery, GameFilter, NotFound, Queries, QueryError
 
 from . import charts, site

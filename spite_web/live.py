@@ -7,7 +7,7 @@ order), the outcomes, the match's end. It comes from one of two places:
 * a league's referee (``spite web --referee``): its gRPC Spectate stream (:func:`spectate`);
 * a hosted ladder's game (``spite serve``), refereed in a worker process or, for remote
   bots, on the lobby's referee: the match's feed file under ``DATA/live/``
-  (:mod:`referee.feed`, followed by :func:`follow_feed`).
+  (:mod:`referee.core.feed`, followed by :func:`follow_feed`).
 
 Either way :func:`public_frames` turns it into the viewer's messages -- one function, so
 the viewer gets the same frames from both -- which are sent to the browser as server-sent
@@ -37,7 +37,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from referee import feed
+from referee.core import feed
 from spite_engine import Ending, Event, EventKind, MoveKind, RuleSet, Source
 from spite_wire import event_from_proto, rules_from_proto
 

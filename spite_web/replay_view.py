@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.replay import Replay, move_notes
+from referee.core.replay import Replay, move_notes
 from spite_engine import GameState, Observation, RuleSet, observe, observe_public
 
 

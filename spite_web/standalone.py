@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from referee.replay import Replay
+from referee.core.replay import Replay
 
 from .app import templates
 from .replay_view import viewer_data

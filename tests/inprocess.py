@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Callable, Sequence
 
-from referee.match import MatchConfig
+from referee.core.match import MatchConfig
 from spite_engine import GameState, Move, Observation, Outcome, observe
 from spite_sdk import policies
 

@@ -18,8 +18,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Protocol
 
-from referee.manifest import ManifestError
-from referee.scratch import OwnedScratch
+from referee.processes.manifest import ManifestError
+from referee.processes.scratch import OwnedScratch
 
 from .bundles import Bundle, BundleCache, BundleError, make_bundle, remove_tree
 from .jobs import JobResult, MatchJob, SeatJob
@@ -55,7 +55,7 @@ class LocalWorker:
         self.stderr_path: Path | None = None
 
     async def start(self) -> None:
-        from referee.launcher import die_with_parent
+        from referee.processes.launcher import die_with_parent
 
         command = [sys.executable, "-m", "tournaments.worker"] + (["--cpu", str(self.cpu)] if self.cpu is not None
                                                                    else [])
@@ -215,8 +215,8 @@ class DaskBackend:
 
 def bundle_of(seat: SeatJob) -> Bundle:
     """The bundle of ``seat``'s bot as the server has it; a :class:`BundleError` (or a
-    :class:`referee.manifest.ManifestError`) saying why it cannot go to a worker."""
-    from referee.manifest import bot_fingerprint
+    :class:`referee.processes.manifest.ManifestError`) saying why it cannot go to a worker."""
+    from referee.processes.manifest import bot_fingerprint
     from .bot_specs import resolve_bot
 
     manifest = resolve_bot(seat.spec)
@@ -279,7 +279,7 @@ def _thread_worker() -> tuple[asyncio.AbstractEventLoop, Any, Path]:
     again after it died) and the folder its games write in (hidden from every bot)."""
     found = getattr(_thread, "worker", None)
     if found is None:
-        from referee.scratch import OwnedScratch
+        from referee.processes.scratch import OwnedScratch
 
         scratch = OwnedScratch("spite-dask-")  # removed by the next start on this machine if this one is killed
         games = Path(scratch.name) / "games"

@@ -1,7 +1,7 @@
 """How a BOT argument (a command line's, a tournament file's, a ladder's) becomes a manifest.
 
 The checkout's sample bots live here, above the referee: the referee loads a manifest
-(:func:`referee.manifest.load_manifest`) and knows nothing of where this tree keeps its
+(:func:`referee.processes.manifest.load_manifest`) and knows nothing of where this tree keeps its
 bots. A BOT is a sample bot's name ("greedy"), a ``bot.toml`` or its directory, a ``.py``
 file, or a command line found on PATH.
 """
@@ -12,7 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from referee.manifest import BotManifest, ManifestError, load_manifest
+from referee.processes.manifest import BotManifest, ManifestError, load_manifest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_BOTS = REPO_ROOT / "sample_bots"

@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from referee.labels import terminal_safe
+from referee.core.labels import terminal_safe
 from referee.local import LocalMatch, play_local_match
-from referee.manifest import BotManifest, ManifestError
-from referee.match import MatchConfig, Policy, TimeControl
-from referee.reports import SeatReport
-from referee.status import SeatStatus
+from referee.processes.manifest import BotManifest, ManifestError
+from referee.core.deadlines import TimeControl
+from referee.core.match import MatchConfig, Policy
+from referee.core.reports import SeatReport
+from referee.core.status import SeatStatus
 from spite_engine import Ending, RulesError, RuleSet, parse_rules
 
 from . import botlogs
@@ -72,7 +73,7 @@ class Check:
 
     def line(self) -> str:
         """The check as text for people; what the bot wrote (its log, its version) cannot
-        steer a terminal (:func:`referee.labels.terminal_safe`)."""
+        steer a terminal (:func:`referee.core.labels.terminal_safe`)."""
         text = f"{self.status}  {self.name:<14} {self.detail}"
         text += "".join(f"\n      | {note}" for note in self.notes)
         text += f"\n      fix: {self.fix}" if (self.failed or self.warning) and self.fix else ""

@@ -57,10 +57,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from referee import limits
-from referee.limits import FieldError
-from referee.manifest import BotManifest, ManifestError, read_toml
-from referee.match import Policy, Thinking, TimeControl
+from referee.core import limits
+from referee.core.limits import FieldError
+from referee.processes.manifest import BotManifest, ManifestError, read_toml
+from referee.core.deadlines import Thinking, TimeControl
+from referee.core.match import Policy
 from spite_engine import RulesError, RuleSet, parse_rules
 
 from .bot_specs import resolve_bot, sample_bot, sample_bot_names
@@ -245,7 +246,7 @@ def policy_from_value(value: object) -> Policy:
 def rating_from_table(table: Mapping[str, object]) -> RatingParams:
     """The ``[rating]`` table of a tournament or a competition file: TrueSkill's parameters,
     finite numbers, sigma and beta positive, tau not negative, a draw probability in [0, 1);
-    a bad one is a :class:`~referee.limits.FieldError` naming the key."""
+    a bad one is a :class:`~referee.core.limits.FieldError` naming the key."""
     default = RatingParams()
     _check_keys(table, "rating", set(RatingParams.__dataclass_fields__))
     values = {key: _number(table, "rating", key, getattr(default, key))
@@ -295,7 +296,7 @@ def _number(data: Mapping[str, object], table: str, field: str, default: float) 
 
 def table(data: Mapping[str, object], field: str, known: set[str] | None = None) -> dict[str, Any]:
     """The table ``data[field]`` (empty if absent) of a tournament or a competition file, holding
-    only ``known`` keys (None: its reader checks them); else a :class:`~referee.limits.FieldError`."""
+    only ``known`` keys (None: its reader checks them); else a :class:`~referee.core.limits.FieldError`."""
     value = data.get(field, {})
     if not isinstance(value, dict):
         raise FieldError(field, "must be a table, e.g. [" + field + "]")

@@ -1,6 +1,6 @@
 """The declared shapes that travel between the runner, its workers and the store: a match
 to play (:class:`MatchJob`) and what came of it (:class:`JobResult`, holding the referee's
-own typed :class:`referee.reports.MatchSummary`).
+own typed :class:`referee.core.reports.MatchSummary`).
 
 They cross a process boundary as JSON (a worker's stdin and stdout, a Dask task), so each
 has ``to_dict`` and a checking ``from_dict``; everything on this side of the boundary reads
@@ -13,9 +13,11 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from referee.match import LAG_LIMIT_MS, Policy, Thinking, TimeControl
-from referee.reports import MatchSummary
-from referee.status import MatchState
+from referee.core.deadlines import LAG_LIMIT_MS, Thinking, TimeControl
+
+from referee.core.match import Policy
+from referee.core.reports import MatchSummary
+from referee.core.status import MatchState
 from spite_engine import RuleSet, parse_rules
 
 
@@ -67,7 +69,7 @@ class MatchJob:
     hide_names: bool = False
     """Bots are not told who their opponents are (``MatchConfig.hide_names``; a hosted ladder)."""
     live_dir: str | None = None
-    """Write the match's public feed here while it runs (:mod:`referee.feed`; a hosted ladder's live view)."""
+    """Write the match's public feed here while it runs (:mod:`referee.core.feed`; a hosted ladder's live view)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"match_id": self.match_id, "ordinal": self.ordinal, "rules": self.rules.name,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from referee.replay import bot_log_path
+from referee.core.replay import bot_log_path
 from spite_engine import Ending, RulesError, parse_rules
 
 from .ratings import RatingParams, Ratings, placings

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from referee.build import BuildCaps, build, local_cache, local_sources
-from referee.manifest import ManifestError, bot_fingerprint
-from referee.reports import MatchSummary
+from referee.processes.build import BuildCaps, build, local_cache, local_sources
+from referee.processes.manifest import ManifestError, bot_fingerprint
+from referee.core.reports import MatchSummary
 from spite_engine.rng import derive
 
 from . import seeds
@@ -59,7 +59,7 @@ class RunOptions:
 
 
 def build_bots(config: TournamentConfig, say: Callable[[str], None] = lambda line: None) -> dict[str, str]:
-    """Run each bot's build command once, in the sandbox (:func:`referee.build.build`: its
+    """Run each bot's build command once, in the sandbox (:func:`referee.processes.build.build`: its
     folder writable, its checkout and the user's package caches readable, no network); return each
     bot's fingerprint. A failure is a ``ManifestError`` naming the bot, with the build's reason
     and its last lines."""

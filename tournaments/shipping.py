@@ -12,10 +12,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from referee.launcher import LOG_CAP
+from referee.processes.launcher import LOG_CAP
 
 NAME = re.compile(r"[A-Za-z0-9+_-][A-Za-z0-9._+-]{0,199}")
-"""A shipped file's name: one path component, as :func:`referee.replay.bot_log_path` and the
+"""A shipped file's name: one path component, as :func:`referee.core.replay.bot_log_path` and the
 referee's replay names make them."""
 MAX_REPLAY = 32 * 1024 * 1024
 MAX_LOG = LOG_CAP + 64 * 1024

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from referee.manifest import bot_fingerprint
+from referee.processes.manifest import bot_fingerprint
 
 from .jobs import JobResult, MatchJob, Reuse
 from .timing import histogram
@@ -47,8 +47,8 @@ async def play(job: MatchJob, worker: str = "", pool: BotPool | None = None) -> 
     """Play one job's match; never raises: a failure is a result with ``ok`` false. With a
     ``pool`` and a job that allows it, on warm bot processes."""
     from referee.local import play_local_match
-    from referee.feed import feed_path
-    from referee.match import MatchConfig
+    from referee.core.feed import feed_path
+    from referee.core.match import MatchConfig
 
     from . import botlogs
     from .bot_specs import resolve_bot
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     results = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    from referee.server import tune_gc
+    from referee.transports.server import tune_gc
 
     tune_gc()
     asyncio.run(serve(sys.stdin, results, worker_name(cpu)))

@@ -3,7 +3,7 @@
 A record holds everything: the rule set, the seed, who moved first, every move and
 every chance event (with hidden cards), and the outcome. ``replay(record)`` plays the
 moves again through the checked path and raises :class:`ReplayMismatch` at the first
-event that differs. Replays on disk (``referee/replay.py``) store these records.
+event that differs. Replays on disk (``referee/core/replay.py``) store these records.
 """
 
 from __future__ import annotations

@@ -36,16 +36,16 @@ time without cgroups) and :mod:`.supervisor`.
 
 from __future__ import annotations
 
-from .bubblewrap import (PRIVATE_SPACE_BYTES, SUPERVISOR, SYSTEM_DIRS, Isolation, bwrap_command, bwrap_returncode, linked_targets,
+from referee.sandbox.bubblewrap import (PRIVATE_SPACE_BYTES, SUPERVISOR, SYSTEM_DIRS, Isolation, bwrap_command, bwrap_returncode, linked_targets,
                          private_system_files, toolchain_dirs)
-from .cgroups import BOT_CPU_SHARES, CGROUP_ROOT, CONTROLLERS, BotCgroup, cgroup_parents, child_rlimits
-from .limits import (FILE_SIZE_LIMIT, LANGUAGE_LIMITS, NO_ADDRESS_SPACE_LIMIT, Limits, default_limits,
+from referee.sandbox.cgroups import BOT_CPU_SHARES, CGROUP_ROOT, CONTROLLERS, BotCgroup, cgroup_parents, child_rlimits
+from referee.sandbox.limits import (FILE_SIZE_LIMIT, LANGUAGE_LIMITS, NO_ADDRESS_SPACE_LIMIT, Limits, default_limits,
                      limits_from_table, runtime_hints)
-from .mode import (BUBBLEWRAP, FIX_COMMAND, INSECURE, SandboxError, SandboxMode, detect, unisolated_warning,
+from referee.sandbox.mode import (BUBBLEWRAP, FIX_COMMAND, INSECURE, SandboxError, SandboxMode, detect, unisolated_warning,
                    untrusted_refusal)
-from .identity import BotIdentity, NoFreeIdentity, program_path, sweep, uid_range, unreachable
-from .identity import allocate as allocate_identity
-from .processes import descendants, process_cpu_seconds
+from referee.sandbox.identity import BotIdentity, NoFreeIdentity, program_path, sweep, uid_range, unreachable
+from referee.sandbox.identity import allocate as allocate_identity
+from referee.sandbox.processes import descendants, process_cpu_seconds
 
 __all__ = ["PRIVATE_SPACE_BYTES", "SUPERVISOR", "BotIdentity", "NoFreeIdentity", "program_path", "unreachable",
            "uid_range", "allocate_identity", "sweep", "BOT_CPU_SHARES", "BUBBLEWRAP", "CGROUP_ROOT", "CONTROLLERS", "FILE_SIZE_LIMIT", "FIX_COMMAND", "INSECURE",

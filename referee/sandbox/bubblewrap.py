@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from .mode import NAMESPACES, SandboxError, SandboxMode
+from referee.sandbox.mode import NAMESPACES, SandboxError, SandboxMode
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 """Read-only in every sandbox (symlinks such as /bin -> usr/bin are recreated as symlinks)."""
@@ -35,7 +35,7 @@ class Isolation:
     """Covered by an empty tmpfs (or /dev/null for a file) where they fall inside a bound path:
     the tournament store, results, replays and logs."""
     writable: tuple[Path, ...] = ()
-    """Bound read-write instead of read-only: a build's own folder (:mod:`referee.build`)."""
+    """Bound read-write instead of read-only: a build's own folder (:mod:`referee.processes.build`)."""
 
 
 @functools.lru_cache(maxsize=1)

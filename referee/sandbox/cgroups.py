@@ -10,9 +10,9 @@ import signal
 import time
 from pathlib import Path
 
-from .limits import _MIB, FILE_SIZE_LIMIT, NO_ADDRESS_SPACE_LIMIT, Limits
-from .mode import SandboxError
-from .processes import alive
+from referee.sandbox.limits import _MIB, FILE_SIZE_LIMIT, NO_ADDRESS_SPACE_LIMIT, Limits
+from referee.sandbox.mode import SandboxError
+from referee.sandbox.processes import alive
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 INSECURE = "insecure"

@@ -16,8 +16,8 @@ import functools
 import os
 from pathlib import Path
 
-from .bubblewrap import PRIVATE_SPACE_BYTES
-from .processes import alive
+from referee.sandbox.bubblewrap import PRIVATE_SPACE_BYTES
+from referee.sandbox.processes import alive
 
 _MNT_DETACH = 2
 _MS_NOSUID = 2

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from referee import replay as replay_file
+from referee.core import replay as replay_file
 from spite_arena.store import ArenaStore
 from spite_web.live import STREAMS_PER_ADDRESS
 from spite_web.replay_view import viewer_data

@@ -3,7 +3,7 @@ finished and void, duplicate deals or not, under either ``[web] replays`` rule, 
 page or public API answer holds a hidden card of a game that is not public yet (nor of an
 unfinished duplicate half), and none ever holds a bot's debug string or log text.
 
-The games are real: played by the engine, written by :func:`referee.replay.write` with a
+The games are real: played by the engine, written by :func:`referee.core.replay.write` with a
 debug string on every move, each seat's log beside it, recorded by the arena store."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from referee import replay as replay_file
+from referee.core import replay as replay_file
 from spite_arena.config import Competition, load_competition
 from spite_arena.store import ArenaStore
 from spite_arena.web import create_app

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.manifest import load_manifest
+from referee.processes.manifest import load_manifest
 from tests.languages.common import require
 
 from .conftest import REPO, running_arena

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.manifest import BotManifest, load_manifest
+from referee.processes.manifest import BotManifest, load_manifest
 from spite_engine import Ending
 from tests.languages.common import require
 

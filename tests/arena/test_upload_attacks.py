@@ -151,7 +151,7 @@ def test_check_bot_prints_a_bots_escapes_harmless() -> None:
 
 
 def test_terminal_safe_keeps_text_and_shows_controls() -> None:
-    from referee.labels import terminal_safe
+    from referee.core.labels import terminal_safe
 
     assert terminal_safe("caf\u00e9 \u2603 ok\n\tnext") == "caf\u00e9 \u2603 ok\n\tnext"
     assert terminal_safe("\x1b[31mred\rX\u202e\u2067\x7f") == "\\x1b[31mred\\x0dX\\u202e\\u2067\\x7f"

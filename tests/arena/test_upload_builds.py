@@ -1,5 +1,5 @@
 """Hostile builds (issue 26): an upload's ``build`` command runs in the sandbox
-(:func:`referee.build.build`, the real bubblewrap and cgroups of this machine), and one that
+(:func:`referee.processes.build.build`, the real bubblewrap and cgroups of this machine), and one that
 loops forever, forks without end, fills the disk, tries the network, reads or writes outside
 its folder, or prints 100 MB is stopped at its cap with a one-line reason, and nothing it
 started is left running. The server side of it (other entrants unaffected) is in
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.build import BuildCaps, BuildResult, build
+from referee.processes.build import BuildCaps, BuildResult, build
 from referee.sandbox import detect
 from spite_arena.config import load_competition
 
@@ -89,7 +89,7 @@ def test_a_build_that_fills_the_disk_stops_at_its_disk_cap_and_takes_no_more(tmp
     assert not result.ok and result.limit == "disk" and "disk limit of 50 MiB" in result.reason, result
     # Nothing of it runs on (``_build``), so it takes no more. The cap is looked at every 0.25 s, so
     # what it wrote past the cap is what it wrote in the last look's time: on a busy machine that
-    # may be hundreds of MiB (referee/build.py; docs/security.md says so), no bound to assert here.
+    # may be hundreds of MiB (referee/processes/build.py; docs/security.md says so), no bound to assert here.
     assert sum(p.stat().st_size for p in folder.iterdir()) > 50 * 1024 * 1024
 
 

@@ -331,7 +331,7 @@ async def main() -> int:
             did = decision.decision_id
             if MODE == "sleep-once" and decisions == 1:
                 # 3 s past the deadline and the bank: a busy referee owes a bot the time its own
-                # loop ran late (referee/deadlines.py), so a 0.3 s overrun could be forgiven at load 16
+                # loop ran late (referee/core/deadlines.py), so a 0.3 s overrun could be forgiven at load 16
                 time.sleep((decision.deadline_ms + decision.bank_ms) / 1000 + 3.0)
                 await call.write(action(did, choose(decision)))  # late: must be dropped, never applied
                 continue

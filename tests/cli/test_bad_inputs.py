@@ -215,7 +215,7 @@ def test_a_second_spite_serve_cannot_share_the_grpc_port_of_a_running_one(workdi
 def test_the_referees_grpc_servers_never_share_a_port() -> None:
     """The same at the gRPC level, past the CLI's probe (a port taken between the probe and the
     bind): a second referee on a referee's port fails to bind instead of sharing it."""
-    from referee.server import start_referee
+    from referee.transports.server import start_referee
 
     async def second_bind() -> str:
         first = await start_referee("127.0.0.1:0")

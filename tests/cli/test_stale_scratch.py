@@ -86,7 +86,7 @@ def test_a_killed_runners_folders_are_removed_by_the_next_start_and_a_live_ones_
     assert ours(short_tmp) == set(), "the next start removed the dead runner's folders (and its own when done)"
 
     # a live process's folder, made the same way, survives the sweep of the next start
-    holder = subprocess.Popen([sys.executable, "-c", "import time\nfrom referee.scratch import OwnedScratch\n"
+    holder = subprocess.Popen([sys.executable, "-c", "import time\nfrom referee.processes.scratch import OwnedScratch\n"
                                "s = OwnedScratch('spite-'); print(s.name, flush=True); time.sleep(600)"],
                               cwd=REPO, env=env, stdout=subprocess.PIPE, text=True)
     try:
@@ -105,10 +105,10 @@ def test_the_sweep_judges_each_folder_by_its_owner(short_tmp: Path) -> None:
     """A folder whose owner exited without cleaning up is removed; one whose owner runs (this
     process), one still being made by a live process (no lock yet) and one not made this way
     are kept."""
-    from referee.scratch import OwnedScratch, sweep_stale
+    from referee.processes.scratch import OwnedScratch, sweep_stale
 
     child = subprocess.run([sys.executable, "-c", "import os, sys\nfrom pathlib import Path\n"
-                            "from referee.scratch import OwnedScratch\n"
+                            "from referee.processes.scratch import OwnedScratch\n"
                             "print(OwnedScratch('spite-workers-', Path(sys.argv[1])).name, flush=True)\n"
                             "os._exit(0)", str(short_tmp)],  # no clean-up, as if killed
                            cwd=REPO, capture_output=True, text=True, timeout=60)
@@ -122,7 +122,7 @@ def test_the_sweep_judges_each_folder_by_its_owner(short_tmp: Path) -> None:
     elsewhere = short_tmp / "elsewhere"  # made there, so the holder's own sweep leaves short_tmp alone
     elsewhere.mkdir()
     live = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom pathlib import Path\n"
-                             "from referee.scratch import OwnedScratch\n"
+                             "from referee.processes.scratch import OwnedScratch\n"
                              "print(OwnedScratch('spite-', Path(sys.argv[1])).name, flush=True); time.sleep(600)",
                              str(elsewhere)], cwd=REPO, stdout=subprocess.PIPE, text=True)
     try:

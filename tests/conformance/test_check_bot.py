@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.manifest import BotManifest
+from referee.processes.manifest import BotManifest
 from tournaments.bot_specs import resolve_bot
 from tournaments.checkbot import check_bot
 

@@ -17,7 +17,7 @@ import pytest
 
 from tournaments.checkbot import check_bot
 from tournaments.config import load_tournament
-from referee.manifest import BotManifest, load_manifest
+from referee.processes.manifest import BotManifest, load_manifest
 from tournaments.runner import RunOptions, run_tournament
 from tournaments.store import Store
 

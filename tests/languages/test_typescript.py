@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from spite.v1 import referee_pb2 as rpb
-from referee.manifest import BotManifest, load_manifest
+from referee.processes.manifest import BotManifest, load_manifest
 
 from .common import (HOSTILE_FRAMES, MATCHES, TRANSPORTS, assert_hostile_frames_stop_it, assert_json_lines_refused,
                      assert_refusal_reported, greedy_positions, on_transport, play_cleanly, unavailable)

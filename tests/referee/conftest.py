@@ -10,9 +10,10 @@ from typing import Any, Sequence
 import pytest
 
 from referee.local import LocalMatch, play_local_match
-from referee.match import MatchConfig, Policy, TimeControl
+from referee.core.deadlines import TimeControl
+from referee.core.match import MatchConfig, Policy
 from spite_engine import parse_rules
-from referee.manifest import BotManifest
+from referee.processes.manifest import BotManifest
 
 from ..load import calibrated_ms
 

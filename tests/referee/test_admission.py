@@ -10,9 +10,13 @@ import asyncio
 import grpc
 import pytest
 
-from referee.match import Closed, MatchConfig, TimeControl
-from referee.server import start_referee
-from referee.session import Arena, SessionRefused
+from referee.core.deadlines import TimeControl
+
+from referee.core.match import MatchConfig
+
+from referee.core.seats import Closed
+from referee.transports.server import start_referee
+from referee.transports.session import Arena, SessionRefused
 from spite.v1 import referee_pb2 as rpb
 from spite.v1 import referee_pb2_grpc
 from spite_engine import Ending, parse_rules

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.manifest import ManifestError, load_manifest
-from referee.replay import bot_log_path
+from referee.processes.manifest import ManifestError, load_manifest
+from referee.core.replay import bot_log_path
 
 from ..cli.conftest import spite
 

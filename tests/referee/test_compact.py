@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
-from referee.match import MatchConfig, Policy, TimeControl
-from referee.server import start_referee, unix_address
+from referee.core.deadlines import TimeControl
+
+from referee.core.match import MatchConfig, Policy
+from referee.transports.server import start_referee, unix_address
 from spite_engine import Event, Move, Observation, parse_rules
 from spite_sdk import Bot
 from spite_sdk.policies import greedy_move

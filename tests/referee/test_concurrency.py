@@ -10,9 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from referee.match import MatchConfig, Policy, TimeControl
-from referee.server import start_referee
-from referee.status import MatchState, SeatStatus
+from referee.core.deadlines import TimeControl
+
+from referee.core.match import MatchConfig, Policy
+from referee.transports.server import start_referee
+from referee.core.status import MatchState, SeatStatus
 from spite_engine import parse_rules
 
 from ..load import calibrated_ms

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.launcher import BotProcess
-from referee.manifest import BotManifest, ManifestError, load_manifest
+from referee.processes.launcher import BotProcess
+from referee.processes.manifest import BotManifest, ManifestError, load_manifest
 from referee.sandbox import Isolation, descendants, detect
 from referee.sandbox.environment import LAUNCH_ENVIRONMENT, MAX_VARIABLES, check_manifest_env
 

@@ -15,9 +15,10 @@ from typing import Any, Iterator
 import pytest
 
 from referee.local import play_local_match
-from referee.match import MatchConfig, Policy, TimeControl
+from referee.core.deadlines import TimeControl
+from referee.core.match import MatchConfig, Policy
 from spite_engine import Ending, parse_rules
-from referee.server import start_referee
+from referee.transports.server import start_referee
 
 from .conftest import BOTS, FAST, good, hostile, run_match
 from .test_sandbox import survivors
@@ -154,7 +155,7 @@ def test_no_bot_process_survives_a_match(tmp_path: Path) -> None:
         "import os, subprocess, sys\n"
         f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {marker!r}], start_new_session=True)\n"
         f"os.execv(sys.executable, [sys.executable, {str(bot)!r}, 'good', {marker!r}])\n")
-    from referee.manifest import BotManifest
+    from referee.processes.manifest import BotManifest
     import sys as _sys
     spawner = BotManifest(name="spawner", command=(_sys.executable, str(script)), workdir=tmp_path)
     result = run_match([spawner, good()])
@@ -189,7 +190,7 @@ def test_a_manifest_that_reaches_out_of_its_folder_is_refused_naming_the_field(t
                                                                                line: str) -> None:
     """The attack: ``workdir = "../.."`` let a bot read the tournament's ``seed.secret`` under
     bubblewrap (its workdir is bound into its view), ``workdir = "/"`` voided its matches."""
-    from referee.manifest import ManifestError, load_manifest
+    from referee.processes.manifest import ManifestError, load_manifest
 
     (tmp_path / "seed.secret").write_text("s3cret")
     folder = tmp_path / "entrant" / "bot"
@@ -205,7 +206,7 @@ def test_a_manifest_that_reaches_out_of_its_folder_is_refused_naming_the_field(t
 
 
 def test_a_manifest_inside_its_folder_still_loads(tmp_path: Path) -> None:
-    from referee.manifest import load_manifest
+    from referee.processes.manifest import load_manifest
 
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "bot.py").write_text("")
@@ -367,7 +368,7 @@ def test_the_fallback_keeps_a_root_organizers_bots_apart(tmp_path: Path, monkeyp
     /dev/shm is deleted after the match."""
     import os
 
-    from referee.manifest import BotManifest
+    from referee.processes.manifest import BotManifest
     from referee.sandbox import detect, uid_range
 
     from .test_sandbox import log_text, marked, new_marker

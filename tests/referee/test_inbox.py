@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from referee.deadlines import WaitTimer
-from referee.seats import MAX_INBOX, Closed, Seat
+from referee.core.deadlines import WaitTimer
+from referee.core.seats import MAX_INBOX, Closed, Seat
 from spite.v1 import referee_pb2 as rpb
 from spite_engine import Ending
 

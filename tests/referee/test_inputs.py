@@ -1,6 +1,6 @@
 """Bad inputs to the referee (issue 12, items 5-9): the admin API refuses each with
 INVALID_ARGUMENT and one sentence, creating nothing; counts have ranges
-(``referee/limits.py``); a match nobody plays is void; a seat whose bot dies before the
+(``referee/core/limits.py``); a match nobody plays is void; a seat whose bot dies before the
 match starts is free again; stdio's zero defaults may be left out."""
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ import pytest
 from spite.v1 import referee_pb2 as rpb
 from spite.v1 import referee_pb2_grpc
 
-from referee import limits
-from referee.match import Match, MatchConfig, Policy, TimeControl
-from referee.server import ADMIN_METADATA, RunningReferee, start_referee
-from referee.stdio import decode
+from referee.core import limits
+from referee.core.deadlines import TimeControl
+from referee.core.match import Match, MatchConfig, Policy
+from referee.transports.server import ADMIN_METADATA, RunningReferee, start_referee
+from referee.transports.stdio import decode
 from spite_engine import parse_rules
 
 from ..load import until
@@ -110,7 +111,7 @@ def test_a_complete_create_match_is_accepted_as_given() -> None:
     lambda: MatchConfig(parse_rules("standard"), ["a"]),
 ])
 def test_match_config_and_time_control_refuse_out_of_range_values(make: Callable[[], object]) -> None:
-    """The ranges live in one place (referee/limits.py) and the constructors enforce them."""
+    """The ranges live in one place (referee/core/limits.py) and the constructors enforce them."""
     with pytest.raises(limits.LimitError):
         make()
 
@@ -272,7 +273,7 @@ def test_the_hello_allowance_is_the_matchs_connect_time_not_a_constant() -> None
     and sends no Hello is refused after the match's connect_ms (here 400 ms), not after the
     fixed allowance for a stream that names nothing."""
     async def body(referee: RunningReferee, stub: Stub) -> tuple[grpc.StatusCode, str]:
-        from referee.server import TOKEN_METADATA
+        from referee.transports.server import TOKEN_METADATA
 
         match = referee.arena.create(MatchConfig(parse_rules("standard"), ["a", "b"], TimeControl(1000, 0, 400),
                                                  games=1, seed=1, policy=Policy.FORFEIT))

@@ -1,5 +1,5 @@
 """One launch for a seat's bot (issue 29): ``BotProcess.from_manifest`` turns a manifest and a
-:class:`referee.launcher.SeatLaunch` into the process that ``spite play`` and the warm pool
+:class:`referee.processes.launcher.SeatLaunch` into the process that ``spite play`` and the warm pool
 both start. What the bot is told depends on its transport, never on who launches it; its
 token never reaches its environment. A real process is started and its environment read."""
 
@@ -10,9 +10,9 @@ import json
 import sys
 from pathlib import Path
 
-from referee.deadlines import GIVEN_CAP
-from referee.launcher import BotProcess, SeatLaunch
-from referee.manifest import BotManifest
+from referee.core.deadlines import GIVEN_CAP
+from referee.processes.launcher import BotProcess, SeatLaunch
+from referee.processes.manifest import BotManifest
 
 PRINT_ENV = "import json, os; print(json.dumps(dict(os.environ)))"
 

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from referee.launcher import BotProcess
+from referee.processes.launcher import BotProcess
 
 CAP_S = 120.0  # a cap on each wait for a condition, not a speed check
 

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from referee.local import LocalMatch, play_local_match
-from referee.match import Match, MatchConfig, Policy, Thinking, TimeControl
+from referee.core.deadlines import Thinking, TimeControl
+from referee.core.match import Match, MatchConfig, Policy
 from spite_engine import parse_rules
-from referee.manifest import BotManifest
+from referee.processes.manifest import BotManifest
 from tournaments.jobs import MatchJob
 from tournaments.worker import play
 

@@ -14,9 +14,11 @@ from spite.v1 import game_pb2
 from spite.v1 import referee_pb2 as rpb
 from spite.v1 import referee_pb2_grpc
 
-from referee.match import MatchConfig, Policy, TimeControl
+from referee.core.deadlines import TimeControl
+
+from referee.core.match import MatchConfig, Policy
 from spite_engine import parse_rules
-from referee.server import ADMIN_METADATA, RunningReferee, start_referee
+from referee.transports.server import ADMIN_METADATA, RunningReferee, start_referee
 
 from ..load import until
 

@@ -1,11 +1,11 @@
 """Who sees a bot's debug strings in a replay (issue 12, item 3): the owner always, every
-seat's only in the omniscient view. ``referee.replay.debug_visible`` is the one rule."""
+seat's only in the omniscient view. ``referee.core.replay.debug_visible`` is the one rule."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from referee import replay as replay_file
+from referee.core import replay as replay_file
 from spite_engine import Ending, EventKind, GameState, parse_rules
 
 

@@ -23,14 +23,15 @@ from typing import Any
 
 import pytest
 
-from referee.launcher import LOG_CAP, BotProcess
+from referee.processes.launcher import LOG_CAP, BotProcess
 from referee.local import LocalMatch, play_local_match
-from referee.match import MatchConfig, Policy, TimeControl
+from referee.core.deadlines import TimeControl
+from referee.core.match import MatchConfig, Policy
 from spite_engine import Ending, parse_rules
 from referee.sandbox import Isolation, Limits, cgroup_parents, detect, process_cpu_seconds
-from referee.server import start_referee
+from referee.transports.server import start_referee
 from spite_cli import doctor
-from referee.manifest import BotManifest, ManifestError, load_manifest
+from referee.processes.manifest import BotManifest, ManifestError, load_manifest
 
 from ..load import frozen, until
 from .conftest import BOTS, FAST, good, run_match
@@ -254,7 +255,7 @@ def test_frozen_thinking_stops_a_bot_between_its_decisions(logs: Path) -> None:
     the moments the referee takes to freeze and thaw it -- a small share of that wall time
     however loaded the machine is, as CPU time cannot exceed the time the child was thawed.
     Allowed to think, the child runs through those waits."""
-    from referee.match import Thinking
+    from referee.core.deadlines import Thinking
     marker = new_marker()
     waits = {}
     for thinking in (Thinking.ALLOWED, Thinking.FROZEN):

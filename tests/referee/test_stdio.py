@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from referee.match import Policy, TimeControl
+from referee.core.deadlines import TimeControl
+
+from referee.core.match import Policy
 from spite_engine import Ending
-from referee.stdio import decode, encode
-from referee.manifest import BotManifest, load_manifest
+from referee.transports.stdio import decode, encode
+from referee.processes.manifest import BotManifest, load_manifest
 from spite.v1 import referee_pb2 as rpb
 
 from .conftest import BOTS, good, run_match

@@ -18,10 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.local import LocalMatch, play_local_match
-from referee.manifest import BotManifest, ManifestError, load_manifest
-from referee.match import MatchConfig, Policy, TimeControl
-from referee.server import start_referee
-from referee.stdio import PROTOBUF_FRAMES, Unreadable
+from referee.processes.manifest import BotManifest, ManifestError, load_manifest
+from referee.core.deadlines import TimeControl
+from referee.core.match import MatchConfig, Policy
+from referee.transports.server import start_referee
+from referee.transports.stdio import PROTOBUF_FRAMES, Unreadable
 from spite.v1 import game_pb2 as pb
 from spite.v1 import referee_pb2 as rpb
 from spite_engine import Ending, parse_rules

@@ -23,9 +23,11 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from referee.match import Match, MatchConfig, Policy, TimeControl
+from referee.core.deadlines import TimeControl
+
+from referee.core.match import Match, MatchConfig, Policy
 from spite_engine import parse_rules
-from referee.server import RunningReferee, TlsConfig, TlsError, is_loopback, start_referee
+from referee.transports.server import RunningReferee, TlsConfig, TlsError, is_loopback, start_referee
 
 ROOT = Path(__file__).resolve().parents[2]
 GREEDY = ROOT / "sample_bots" / "greedy" / "bot.py"

@@ -16,9 +16,11 @@ import pytest
 from spite.v1 import referee_pb2 as rpb
 from spite.v1 import referee_pb2_grpc
 
-from referee.match import Match, MatchConfig, Policy, TimeControl
+from referee.core.deadlines import TimeControl
+
+from referee.core.match import Match, MatchConfig, Policy
 from spite_engine import Ending, parse_rules
-from referee.server import ADMIN_METADATA, RunningReferee, start_referee
+from referee.transports.server import ADMIN_METADATA, RunningReferee, start_referee
 
 from ..load import until
 

@@ -1,4 +1,4 @@
-"""Warm bots: one process, one connection, several matches (referee/warm.py, referee/pool.py).
+"""Warm bots: one process, one connection, several matches (referee/transports/warm.py, referee/pool.py).
 
 Real referee, real bot processes under the machine's sandbox: the pool the tournament
 worker keeps, driven match by match.
@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Sequence
 
 from referee.local import LocalMatch
-from referee.manifest import BotManifest
-from referee.match import MatchConfig, Policy
+from referee.processes.manifest import BotManifest
+from referee.core.match import MatchConfig, Policy
 from referee.pool import BotPool, deal_seeds
-from referee.status import MatchState, SeatStatus
+from referee.core.status import MatchState, SeatStatus
 from spite_engine import Ending, parse_rules
 
 from .conftest import BOTS, FAST, hostile

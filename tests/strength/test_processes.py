@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from referee import replay as replay_file
+from referee.core import replay as replay_file
 from referee.local import play_local_match
-from referee.match import MatchConfig, Policy, TimeControl
+from referee.core.deadlines import TimeControl
+from referee.core.match import MatchConfig, Policy
 from spite_engine import parse_rules
 from tournaments.bot_specs import resolve_bot
 from tournaments.checkbot import check_bot

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.match import Policy
+from referee.core.match import Policy
 from tournaments.config import MATCH_POINTS_GAME_CAP, TournamentFileError, load_tournament
 from tournaments.ratings import DEFAULT_DRAW_PROBABILITY
 

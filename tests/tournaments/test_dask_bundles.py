@@ -130,7 +130,8 @@ def test_a_poisoned_cache_is_refused_before_use_and_removed(tmp_path: Path, pois
 
 
 def _job(tmp_path: Path, specs: list[str]) -> MatchJob:
-    from referee.match import Policy, TimeControl
+    from referee.core.deadlines import TimeControl
+    from referee.core.match import Policy
     from spite_engine import parse_rules
 
     server = tmp_path / "server"

@@ -7,9 +7,11 @@ import json
 
 import pytest
 
-from referee.match import Policy, Thinking, TimeControl
-from referee.reports import GameResult, MatchSummary, SeatSummary
-from referee.status import MatchState, SeatStatus
+from referee.core.deadlines import Thinking, TimeControl
+
+from referee.core.match import Policy
+from referee.core.reports import GameResult, MatchSummary, SeatSummary
+from referee.core.status import MatchState, SeatStatus
 from spite_engine import Ending, Outcome, parse_rules
 from tournaments.jobs import JobResult, MatchJob, SeatJob
 

@@ -1,4 +1,4 @@
-"""Tournament files use the referee's ranges (referee/limits.py, issue 12 item 5): a count out
+"""Tournament files use the referee's ranges (referee/core/limits.py, issue 12 item 5): a count out
 of range is a TournamentFileError naming the field, never a bare ValueError later."""
 
 from __future__ import annotations

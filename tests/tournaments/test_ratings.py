@@ -34,7 +34,7 @@ def test_a_bot_that_never_wins_ranks_last_with_the_default_parameters() -> None:
     """Issue 12, items 1 and 4: in a league of greedy, naive and random (duplicate deals, both
     seat orders, played in process), random's results no longer count as skill: it ranks
     last, below naive, with TrueSkill's default parameters."""
-    from referee.match import MatchConfig
+    from referee.core.match import MatchConfig
     from spite_engine import parse_rules
     from spite_engine.rng import derive
     from tests.inprocess import play_match

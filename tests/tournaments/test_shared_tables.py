@@ -1,7 +1,7 @@
 """One schema for ``[time_control]``, ``[rating]`` and ``policy``: a tournament file and a
 competition file accept the same table and read the same values from it, or refuse it
 alike, in one line naming the field; the time control's ranges are the referee's own
-(:mod:`referee.limits`), and the table a time control writes reads back as itself."""
+(:mod:`referee.core.limits`), and the table a time control writes reads back as itself."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from referee import limits
-from referee.match import TimeControl
+from referee.core import limits
+from referee.core.deadlines import TimeControl
 from spite_arena.config import CompetitionError, load_competition
 from tournaments.config import TournamentFileError, load_tournament
 
@@ -106,7 +106,7 @@ def test_a_time_control_reads_back_from_its_table() -> None:
 ])
 def test_the_three_files_are_read_by_one_helper_with_one_line_errors(tmp_path: Path, contents: bytes | str | None,
                                                                       words: str) -> None:
-    from referee.manifest import ManifestError, load_manifest
+    from referee.processes.manifest import ManifestError, load_manifest
 
     path = tmp_path / "file.toml"
     if contents == "directory":

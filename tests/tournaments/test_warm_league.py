@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from referee.match import MatchConfig
+from referee.core.match import MatchConfig
 from tests.inprocess import play_match
 from tournaments.schedule import bot_seed
 from tournaments.store import Store

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from referee.manifest import bot_fingerprint
+from referee.processes.manifest import bot_fingerprint
 from tournaments.bot_specs import resolve_bot
 from tournaments.timing import bucket, bucket_value, histogram, percentile
 

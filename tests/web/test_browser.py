@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from referee import replay as replay_file
+from referee.core import replay as replay_file
 from spite_engine import GameState
 from spite_cli.main import main
 from tournaments.queries import Queries
@@ -264,7 +264,7 @@ def test_the_viewer_draws_other_rule_sets_as_the_engine_has_them(spec: str, page
     a random game written as a replay, opened from its --html file, compared at sampled steps."""
     import random as random_module
 
-    from referee.replay import write
+    from referee.core.replay import write
     from spite_engine import parse_rules
 
     rules = parse_rules(spec)

@@ -15,7 +15,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.replay import Replay
+from referee.core.replay import Replay
 from spite_engine import EventKind, GameRecord, GameState
 from spite_web.replay_view import frame, viewer_data
 from tests.rules.support import MAX_SEED

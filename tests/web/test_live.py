@@ -26,10 +26,11 @@ from spite.v1 import referee_pb2_grpc
 from starlette.exceptions import HTTPException
 from starlette.testclient import TestClient
 
-from referee.feed import LiveFeed
-from referee.match import MatchConfig, Policy, TimeControl
+from referee.core.feed import LiveFeed
+from referee.core.deadlines import TimeControl
+from referee.core.match import MatchConfig, Policy
 from spite_engine import GameState, observe_public, parse_rules, visible_events
-from referee.server import RunningReferee, start_referee
+from referee.transports.server import RunningReferee, start_referee
 from spite_wire import event_to_proto, events_to_proto, observation_to_proto, outcome_to_proto, rules_to_proto
 from spite_web.app import create_app
 from spite_web.live import (STREAMS_PER_ADDRESS, FeedError, LadderLive, PublicTable, follow_feed, ladder_routes,
@@ -67,7 +68,7 @@ def test_the_spectators_table_is_the_engines_public_view(spec: str, seed: int, m
 
 
 def _match_stream(rules: Any, state: GameState, choose: Any, rng: random.Random, moves: int) -> Iterator[Any]:
-    """What a match sends its spectators for one game (``referee.match``): the public start,
+    """What a match sends its spectators for one game (``referee.core.match``): the public start,
     each move's public events, the outcome, the match's end."""
     yield rpb.SpectatorMessage(game_start=rpb.GameStart(game_number=0, first_seat=state.first_seat,
                                                         observation=observation_to_proto(observe_public(state))))
@@ -88,7 +89,7 @@ def _match_stream(rules: Any, state: GameState, choose: Any, rng: random.Random,
 @given(spec=st.sampled_from(SPECS), seed=st.integers(0, MAX_SEED), moves=st.integers(0, 400),
        policy=st.sampled_from(sorted(POLICIES)))
 def test_a_feed_file_gives_the_viewer_the_engines_public_view(spec: str, seed: int, moves: int, policy: str) -> None:
-    """A ladder game's feed (referee.feed, written as the match publishes) read back by
+    """A ladder game's feed (referee.core.feed, written as the match publishes) read back by
     follow_feed and public_frames: after every move the frame is the engine's public view,
     the seats are anonymous, and the file is gone at the end."""
     rules = parse_rules(spec)

@@ -10,7 +10,7 @@ from google.protobuf import json_format
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.stdio import _plain_action, decode
+from referee.transports.stdio import _plain_action, decode
 from spite.v1 import referee_pb2 as rpb
 from spite_engine import observe, observe_public, visible_events
 from spite_wire import move_to_proto

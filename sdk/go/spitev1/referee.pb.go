@@ -1572,7 +1572,7 @@ type CreateMatchRequest struct {
 	Rules string `protobuf:"bytes,1,opt,name=rules,proto3" json:"rules,omitempty"`
 	// One entry per seat; the count must equal the rule set's players.
 	Seats []*SeatSpec `protobuf:"bytes,2,rep,name=seats,proto3" json:"seats,omitempty"`
-	// Required, every field non-zero but bank_ms (referee/limits.py gives the ranges).
+	// Required, every field non-zero but bank_ms (referee/core/limits.py gives the ranges).
 	TimeControl *TimeControl `protobuf:"bytes,3,opt,name=time_control,json=timeControl,proto3" json:"time_control,omitempty"`
 	// Games to play (with match_points: at most this many).
 	Games uint32 `protobuf:"varint,4,opt,name=games,proto3" json:"games,omitempty"`

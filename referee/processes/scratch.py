@@ -79,7 +79,7 @@ def owner_is_gone(folder: Path) -> bool:
     try:
         descriptor = os.open(folder / OWNER_FILE, os.O_RDONLY | os.O_CLOEXEC)
     except FileNotFoundError:
-        from .sandbox.processes import alive
+        from referee.sandbox.processes import alive
 
         found = OURS.fullmatch(folder.name)
         return found is not None and int(found.group(1)) != os.getpid() and not alive(int(found.group(1)))
@@ -108,7 +108,7 @@ def sweep_stale(directory: Path | None = None) -> list[Path]:
         return []
     stale = [p for p in candidates if owner_is_gone(p)]
     if stale:
-        from .sandbox.space import remove_stale
+        from referee.sandbox.space import remove_stale
 
         remove_stale()  # a killed launcher's tmpfs homes: unmounted first, or they could not be removed
     for folder in stale:

@@ -28,14 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Sequence
 
-from .deadlines import GIVEN_CAP, run_queue_seconds
-from .manifest import BotManifest
-from .sandbox import (SUPERVISOR, BotCgroup, BotIdentity, Isolation, Limits, SandboxError, SandboxMode,
+from referee.core.deadlines import GIVEN_CAP, run_queue_seconds
+from referee.processes.manifest import BotManifest
+from referee.sandbox import (SUPERVISOR, BotCgroup, BotIdentity, Isolation, Limits, SandboxError, SandboxMode,
                       allocate_identity, bwrap_command, bwrap_returncode, child_rlimits, default_limits, descendants,
                       detect, process_cpu_seconds, program_path, runtime_hints, sweep, unreachable)
-from .sandbox.environment import LAUNCH_ENVIRONMENT
-from .sandbox.environment import encode as encode_environment
-from .sandbox.space import mount_private, unmount
+from referee.sandbox.environment import LAUNCH_ENVIRONMENT
+from referee.sandbox.environment import encode as encode_environment
+from referee.sandbox.space import mount_private, unmount
 
 LOG_CAP = 256 * 1024
 LIMITS = {
@@ -372,7 +372,7 @@ class BotProcess:
     def run_queue_seconds(self) -> float | None:
         """Time the bot's threads have spent runnable but waiting for a CPU so far (read-only,
         from /proc; None where the kernel does not say, or the bot has exited): what
-        :class:`referee.deadlines.GivenTime` weighs a time limit with."""
+        :class:`referee.core.deadlines.GivenTime` weighs a time limit with."""
         if self.pid is None or (self.process is not None and self.process.returncode is not None):
             return None
         return run_queue_seconds(self._members(max_age=_SCAN_AGE))

@@ -1,14 +1,14 @@
 """A bot's session, whatever carries it: Hello, admission, Welcome, attach, warm hand-over.
 
-Both transports, the gRPC ``Play`` stream (:mod:`referee.server`) and a launched bot's
-pipes (:mod:`referee.stdio`), are encodings of the same session (docs/protocol.md). This
+Both transports, the gRPC ``Play`` stream (:mod:`referee.transports.server`) and a launched bot's
+pipes (:mod:`referee.transports.stdio`), are encodings of the same session (docs/protocol.md). This
 module is that session, written once:
 
 * an :class:`Arena` holds every match this referee serves and the seat tokens that open
   them, and admits a session's Hello (or refuses it with :class:`SessionRefused`);
 * a :class:`Session` is one admitted connection: it writes the Welcome, attaches the
   connection to its seat, routes what the bot sends to the match, and on a warm connection
-  (:mod:`referee.warm`) takes each next match it is offered.
+  (:mod:`referee.transports.warm`) takes each next match it is offered.
 
 A transport only reads and writes messages: it reads the first one, hands the Hello to
 :meth:`Arena.open`, passes every later message (and how its stream ended) to
@@ -28,9 +28,10 @@ from typing import Callable, Protocol
 from grpc import StatusCode  # the protocol's names for refusals (Refusal.code), not the transport
 from spite.v1 import referee_pb2 as rpb
 
-from .warm import Offer, Sink, WarmChannel, WarmLines, serve_next_matches
-from .match import Closed, Match, MatchConfig
-from .seats import Incoming, Seat, SeatChannel
+from referee.transports.warm import Offer, Sink, WarmChannel, WarmLines, serve_next_matches
+from referee.core.match import Match, MatchConfig
+from referee.core.seats import Closed
+from referee.core.seats import Incoming, Seat, SeatChannel
 from spite_wire import PROTOCOL_VERSION
 
 log = logging.getLogger("spite.referee")
@@ -148,7 +149,7 @@ class Session:
 
     ``rejoin``: whether the bot may open a new connection for its seat when this one ends
     before the match starts (gRPC: it dials again with its token), so the end frees the seat
-    at once (:meth:`referee.seats.SeatRoster.receive`). A launched stdio bot's pipes are its
+    at once (:meth:`referee.core.seats.SeatRoster.receive`). A launched stdio bot's pipes are its
     only connection: their end stays in the seat's inbox for the match to judge, and the
     process's exit is reported by whoever launched it."""
 

@@ -1,7 +1,7 @@
 """Building a bot in the sandbox: a manifest's ``build`` command, under caps, its output kept.
 
 An upload's build (``spite serve``) and a local tournament's (``spite tournament``) run the
-same way, as a bot does (:class:`referee.launcher.BotProcess`: bubblewrap, cgroups, a uid of
+same way, as a bot does (:class:`referee.processes.launcher.BotProcess`: bubblewrap, cgroups, a uid of
 its own when the launcher is root, the supervisor that kills everything it started), with
 three differences: the bot's folder is bound *writable* (nothing else is), the host's
 toolchains for the accepted languages are readable (:data:`BUILD_TOOLS`), and the
@@ -37,8 +37,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Iterable
 
-from .launcher import BotProcess
-from .sandbox import Isolation, Limits, SandboxError
+from referee.processes.launcher import BotProcess
+from referee.sandbox import Isolation, Limits, SandboxError
 
 BUILD_TOOLS: dict[str, tuple[str, ...]] = {
     "python": (), "go": ("go",), "rust": ("cargo", "rustc"), "typescript": ("node", "npm"),

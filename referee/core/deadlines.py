@@ -17,7 +17,7 @@ from typing import ClassVar, Iterable, Mapping, Protocol
 
 from spite.v1 import referee_pb2 as rpb
 
-from . import limits
+from referee.core import limits
 
 LAG_LIMIT_MS = 250
 """A timeout is the platform's fault, not the bot's, when the referee judged the deadline
@@ -63,7 +63,7 @@ class TimeControl:
 
     RANGES: ClassVar[dict[str, limits.Range]] = {
         "decision_ms": limits.DECISION_MS, "bank_ms": limits.BANK_MS, "connect_ms": limits.CONNECT_MS}
-    """Each field's range (:mod:`referee.limits`): the constructor, :meth:`from_table` and
+    """Each field's range (:mod:`referee.core.limits`): the constructor, :meth:`from_table` and
     the wire (:meth:`from_pb`) refuse the same values."""
 
     def __post_init__(self) -> None:
@@ -74,7 +74,7 @@ class TimeControl:
     def from_table(cls, table: Mapping[str, object], where: str = "time_control.") -> "TimeControl":
         """The time control a ``[time_control]`` table states (a tournament's, a competition's,
         a job's JSON): only the three keys, each in its range, the others' defaults. A bad
-        table is a :class:`~referee.limits.FieldError` naming ``where`` + the key."""
+        table is a :class:`~referee.core.limits.FieldError` naming ``where`` + the key."""
         unknown = sorted(set(table) - set(cls.RANGES))
         if unknown:
             raise limits.FieldError(where.rstrip("."), f"unknown key(s) {unknown}; known: {sorted(cls.RANGES)}")
@@ -98,7 +98,7 @@ class TimeControl:
     @classmethod
     def from_pb(cls, message: rpb.TimeControl) -> "TimeControl":
         """The time control a wire message states, every field as given: a zero decision or
-        connect time is refused (:class:`~referee.limits.LimitError`), never replaced by a default."""
+        connect time is refused (:class:`~referee.core.limits.LimitError`), never replaced by a default."""
         return cls(message.decision_ms, message.bank_ms, message.connect_ms)
 
 
@@ -117,7 +117,7 @@ class RefereeLag(RuntimeError):
 
 
 class ProcessControl(Protocol):
-    """What the match may do to a seat's bot process (:class:`referee.launcher.BotProcess`)."""
+    """What the match may do to a seat's bot process (:class:`referee.processes.launcher.BotProcess`)."""
 
     def pause(self) -> None: ...
 

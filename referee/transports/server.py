@@ -1,9 +1,9 @@
 """The gRPC referee: one ``grpc.aio`` process serving many concurrent matches.
 
 The servicer only translates: a Play stream carries one bot session
-(:mod:`referee.session`, the same session the stdio transport carries), whose refusals
+(:mod:`referee.transports.session`, the same session the stdio transport carries), whose refusals
 become the stream's status; the admin calls create, look up and watch the
-:class:`~referee.match.Match`, which owns the game. Health checking and server reflection are served too, so stock tools
+:class:`~referee.core.match.Match`, which owns the game. Health checking and server reflection are served too, so stock tools
 (grpcurl, grpc_health_probe) can talk to it.
 """
 
@@ -24,10 +24,12 @@ from grpc_reflection.v1alpha import reflection
 from spite.v1 import referee_pb2 as rpb
 from spite.v1 import referee_pb2_grpc
 
-from . import limits
-from .match import Closed, MatchConfig, Policy, TimeControl
-from .seats import Outgoing
-from .session import MAX_MESSAGE_BYTES, Arena, Session, SessionRefused, expect_hello
+from referee.core import limits
+from referee.core.deadlines import TimeControl
+from referee.core.match import MatchConfig, Policy
+from referee.core.seats import Closed
+from referee.core.seats import Outgoing
+from referee.transports.session import MAX_MESSAGE_BYTES, Arena, Session, SessionRefused, expect_hello
 from spite_engine import Ending, RulesError, parse_rules
 
 log = logging.getLogger("spite.referee")
@@ -82,7 +84,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
 
     async def Play(self, request_iterator: AsyncIterator[rpb.BotMessage],  # noqa: N802 (gRPC's name)
                    context: grpc.aio.ServicerContext) -> None:
-        """A bot's session on one stream (:class:`referee.session.Session`): this reads the
+        """A bot's session on one stream (:class:`referee.transports.session.Session`): this reads the
         Hello, reports a refusal as the stream's status, and carries the messages."""
         pending: asyncio.Queue[rpb.BotMessage | Closed] = asyncio.Queue()
         sink: list[Callable[[rpb.BotMessage | Closed], None]] = [pending.put_nowait]
@@ -188,7 +190,7 @@ _POLICIES = {rpb.POLICY_FORFEIT: Policy.FORFEIT, rpb.POLICY_SUBSTITUTE: Policy.S
 def match_config_from_pb(request: rpb.CreateMatchRequest) -> MatchConfig:
     """The match a CreateMatch asks for, every field checked and none guessed: an empty rule
     set, a seat list of the wrong length, games or a time control out of range
-    (``referee/limits.py``) or a policy other than forfeit or substitute raise ``ValueError``
+    (``referee/core/limits.py``) or a policy other than forfeit or substitute raise ``ValueError``
     (or ``RulesError``) with one sentence."""
     if not request.rules.strip():
         raise limits.LimitError("rules is empty: name a rule set, e.g. \"standard\" (docs/rules.md)")

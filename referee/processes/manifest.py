@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from referee.labels import LabelError, check_label
+from referee.core.labels import LabelError, check_label
 from referee.sandbox import Limits, limits_from_table
 from referee.sandbox.environment import check_manifest_env
 

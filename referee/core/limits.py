@@ -1,6 +1,6 @@
 """The range of every count and size a user or an admin call may give the referee.
 
-One table, used by :class:`referee.match.MatchConfig` and :class:`referee.match.TimeControl`
+One table, used by :class:`referee.core.match.MatchConfig` and :class:`referee.core.match.TimeControl`
 (whose constructors refuse anything outside it), by ``CreateMatch`` (which answers
 ``INVALID_ARGUMENT`` with the sentence), by the CLI, and by the tournament and competition
 files, whose fields are read with :meth:`Range.field` (a :class:`FieldError` names the

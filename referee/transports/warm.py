@@ -4,7 +4,7 @@ A bot that says ``warm`` in its Hello may be handed its next match on the same s
 after MatchOver (docs/protocol.md, "Warm bots"). This module is the referee's side of
 that, apart from the transports: a :class:`WarmLine` per warm connection, on which whoever
 runs the bot's process (the local pool, :mod:`referee.pool`) offers the next seat, and
-:func:`serve_next_matches`, the loop a session (:class:`referee.session.Session`) runs once its first match is over.
+:func:`serve_next_matches`, the loop a session (:class:`referee.transports.session.Session`) runs once its first match is over.
 A referee whose arena has no :class:`WarmLines` (``spite referee``, the hosted lobby) never
 takes the offer: its GameStart does not say ``warm`` and the stream closes after MatchOver.
 
@@ -22,8 +22,10 @@ from typing import Awaitable, Callable
 
 from spite.v1 import referee_pb2 as rpb
 
-from .match import Closed, Garbled, Match
-from .seats import MAX_INBOX, Outgoing, Seat, SeatChannel
+from referee.core.match import Match
+
+from referee.core.seats import Closed, Garbled
+from referee.core.seats import MAX_INBOX, Outgoing, Seat, SeatChannel
 
 log = logging.getLogger("spite.referee")
 

@@ -21,10 +21,10 @@ from spite.v1 import referee_pb2 as rpb
 
 from spite_engine import Ending, RuleSet
 
-from .deadlines import GIVEN_CAP, GIVEN_SLACK_MS, GivenTime, given_slack_ms, ProcessControl, RefereeLag, TimeControl, \
+from referee.core.deadlines import GIVEN_CAP, GIVEN_SLACK_MS, GivenTime, given_slack_ms, ProcessControl, RefereeLag, TimeControl, \
     WaitTimer
-from .reports import SeatReport
-from .status import MatchState, SeatStatus
+from referee.core.reports import SeatReport
+from referee.core.status import MatchState, SeatStatus
 
 log = logging.getLogger("spite.referee")
 
@@ -179,7 +179,7 @@ class _Timed(Protocol):
 
 
 class SeatRoster:
-    """A match's seats and their connections (the base of :class:`referee.match.Match`)."""
+    """A match's seats and their connections (the base of :class:`referee.core.match.Match`)."""
 
     match_id: str
     config: "_Timed"

@@ -11,8 +11,8 @@ from spite.v1 import referee_pb2 as rpb
 from spite_engine import Ending, Outcome, RuleSet
 from spite_wire import outcome_to_proto, rules_to_proto
 
-from .deadlines import Thinking
-from .status import MatchState, SeatStatus
+from referee.core.deadlines import Thinking
+from referee.core.status import MatchState, SeatStatus
 
 
 @dataclass
@@ -169,7 +169,7 @@ class _Config(Protocol):
 
 
 class MatchView(Protocol):
-    """What the reports read of a match (:class:`referee.match.Match` is one)."""
+    """What the reports read of a match (:class:`referee.core.match.Match` is one)."""
 
     @property
     def match_id(self) -> str: ...

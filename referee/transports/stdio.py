@@ -7,7 +7,7 @@ bot as ``SPITE_STDIO``): protobuf's canonical JSON mapping, one message per line
 (``json``, the default), or length-delimited protobuf frames, each the message's size as a
 varint and then its wire bytes (``protobuf``: what ``writeDelimitedTo`` and Go's
 ``protodelim`` write). Only reading and writing one message differ (a :class:`StdioCodec`);
-the session is the same for both and the same as on gRPC (:mod:`referee.session`): the bot's first message is a
+the session is the same for both and the same as on gRPC (:mod:`referee.transports.session`): the bot's first message is a
 ``Hello`` with its token (from ``SPITE_TOKEN_FILE``, or none: the pipes the referee started
 it on say which seat it is), refusals carry the status name gRPC would use, and deadlines,
 faults and policies are the match's. A line or frame over the size cap (or a frame cut short)
@@ -26,10 +26,10 @@ from google.protobuf.message import DecodeError
 from grpc import StatusCode  # the protocol's names for refusals, on every transport
 from spite.v1 import referee_pb2 as rpb
 
-from .launcher import BotProcess
-from .match import Closed, Garbled, Seat
-from .seats import Outgoing
-from .session import MAX_MESSAGE_BYTES, Arena, Session, SessionRefused, expect_hello
+from referee.processes.launcher import BotProcess
+from referee.core.seats import Closed, Garbled, Seat
+from referee.core.seats import Outgoing
+from referee.transports.session import MAX_MESSAGE_BYTES, Arena, Session, SessionRefused, expect_hello
 from spite_wire.canonical_json import referee_message_line
 from spite_wire.encoding import varint
 from spite_engine import Ending
@@ -216,11 +216,11 @@ async def _rest_of_varint(stream: asyncio.StreamReader, first: int) -> int:
 JSON_LINES = JsonLines()
 PROTOBUF_FRAMES = ProtobufFrames()
 CODECS: dict[str, StdioCodec] = {"json": JSON_LINES, "protobuf": PROTOBUF_FRAMES}
-"""The codec of each ``stdio_format`` (``referee.manifest.STDIO_FORMATS``)."""
+"""The codec of each ``stdio_format`` (``referee.processes.manifest.STDIO_FORMATS``)."""
 
 
 async def serve_stdio_seat(arena: Arena, seat: Seat, process: BotProcess, hello_timeout_s: float) -> None:
-    """Carry one launched stdio bot's session (:class:`referee.session.Session`) for ``seat``:
+    """Carry one launched stdio bot's session (:class:`referee.transports.session.Session`) for ``seat``:
     read its Hello, report a refusal as a ``Refusal`` message, then pump its messages."""
     proc = process.process
     if proc is None or proc.stdin is None or proc.stdout is None:

@@ -1,18 +1,18 @@
 """A match: several games between seats, refereed with deadlines and policies.
 
 The match coroutine is the only owner of the game state. It talks to each seat
-through a :class:`SeatChannel` (gRPC stream or stdio, ``referee/seats.py``), which
+through a :class:`SeatChannel` (gRPC stream or stdio, ``referee/core/seats.py``), which
 delivers the bot's messages into the seat's inbox queue and carries the referee's
-messages out. Deadlines are enforced while waiting (``referee/deadlines.py``): a timed
+messages out. Deadlines are enforced while waiting (``referee/core/deadlines.py``): a timed
 ``get`` on the inbox, never a timed read on the stream itself.
 
 Bad behaviour never escapes this module as an exception: it becomes a fault with
-a reason, sent to the bot, counted in the seat's report (``referee/reports.py``), and
+a reason, sent to the bot, counted in the seat's report (``referee/core/reports.py``), and
 handled by the match policy (``forfeit`` or ``substitute`` with three strikes).
 
-This module is the game loop and the judging of decisions; the names of the modules it
-was split into are re-exported here, so ``from referee.match import Seat, TimeControl``
-keeps working.
+This module is the game loop and the judging of decisions; seats, deadlines and reports
+are their own modules (``referee.core.seats``, ``referee.core.deadlines``,
+``referee.core.reports``), imported from there, never through here.
 """
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ from typing import Any
 
 from spite.v1 import referee_pb2 as rpb
 
-from . import feed, limits, reports
-from . import replay as replay_file
-from .status import MatchState, SeatStatus
-from .deadlines import (GIVEN_CAP, GIVEN_PROBE_S, given_slack_ms, LAG_LIMIT_MS, LAG_PROBE_S, GivenTime, LagMonitor,
+from referee.core import feed, limits, reports
+from referee.core import replay as replay_file
+from referee.core.status import MatchState, SeatStatus
+from referee.core.deadlines import (GIVEN_CAP, GIVEN_PROBE_S, given_slack_ms, LAG_LIMIT_MS, LAG_PROBE_S, GivenTime, LagMonitor,
                         ProcessControl, RefereeLag, Thinking, TimeControl)
-from .reports import GameResult, SeatReport
-from .seats import (MAX_INBOX, PROCESS_EXIT_WAIT_S, Closed, Garbled, Seat, SeatChannel, SeatRoster, describe_exit,
+from referee.core.reports import GameResult, SeatReport
+from referee.core.seats import (MAX_INBOX, PROCESS_EXIT_WAIT_S, Closed, Garbled, Seat, SeatChannel, SeatRoster, describe_exit,
                     _cut)
 from spite_engine import (Ending, EventKind, GameState, IllegalMoveError, MalformedMoveError, Move, RuleSet,
                           observe, observe_public, visible_events)
@@ -97,7 +97,7 @@ class MatchConfig:
     """Welcome names no other seat's bot: each reads ``seat N`` (a hosted ladder, so a bot
     cannot lose on purpose to a chosen opponent). Reports and replays keep the names."""
     live_feed: Path | None = None
-    """Write the match's public feed to this file while it runs (:mod:`referee.feed`)."""
+    """Write the match's public feed to this file while it runs (:mod:`referee.core.feed`)."""
 
     def __post_init__(self) -> None:
         if len(self.seat_names) != self.rules.players:
@@ -113,7 +113,7 @@ class MatchConfig:
 
 
 class Match(SeatRoster):
-    """Runs one match to the end; create through :class:`referee.server.Arena`."""
+    """Runs one match to the end; create through :class:`referee.transports.session.Arena`."""
 
     config: MatchConfig
 
@@ -508,7 +508,7 @@ class Match(SeatRoster):
         return reports.status_pb(self)
 
     def report(self) -> reports.MatchSummary:
-        """The whole result, typed (:class:`referee.reports.MatchSummary`)."""
+        """The whole result, typed (:class:`referee.core.reports.MatchSummary`)."""
         return reports.report(self)
 
     def summary(self) -> dict[str, Any]:

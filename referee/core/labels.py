@@ -5,7 +5,7 @@ A **label** (a bot version's name on the ladder, the version a remote bot sends 
 joins) is at most :data:`LABEL_CHARS` printable characters: no control characters (ANSI
 escapes start with one), no bidirectional overrides (U+202A-U+202E, U+2066-U+2069 turn
 "evil" into "live" on a page), no invisible format characters. A bot manifest's ``name``
-is one (``referee.manifest``, which also keeps path separators out of it: it names log
+is one (``referee.processes.manifest``, which also keeps path separators out of it: it names log
 files), and the hosted ladder checks every label with :func:`check_label` before it stores
 it; the ladder's names (entrants, bots) are stricter still (``spite_arena.store.check_name``).
 
