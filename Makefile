@@ -30,7 +30,7 @@ demo: setup
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 
 test: setup
-	$(PY) -m pytest -q -n $(TEST_WORKERS)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) -m "not alone"
 
 # The suite (or LOAD_TESTS) beside LOAD busy processes (bench/hogs.py), for LOAD_SECONDS at most:
 # no test may depend on an idle machine (README, "Testing"; docs/performance.md has the times).
