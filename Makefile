@@ -41,14 +41,16 @@ test-under-load: setup
 	$(PY) bench/hogs.py $(LOAD) --seconds $(LOAD_SECONDS) -- env LOAD=$(LOAD) $(PY) -m pytest -q -n $(TEST_WORKERS) $(LOAD_TESTS)
 
 # What .ci/run runs beside 8 busy processes: the tests of time limits, kills, waits and pages that
-# failed under load before, and the league beside its own hogs (a few minutes).
-LOAD_SUBSET := tests/referee/test_platform.py tests/tournaments/test_under_load.py \
+# failed under load before; then, after them, the `alone` tests (the league beside its own
+# eight hogs), so that neither runs beside the other's hogs as well (a few minutes).
+LOAD_SUBSET := tests/referee/test_platform.py \
 	tests/referee/test_sandbox.py::test_a_memory_hog_is_killed_by_the_memory_limit \
 	tests/referee/test_sandbox.py::test_pause_freezes_the_whole_bot_and_cpu_counts_every_process \
 	tests/referee/test_tokens.py tests/referee/test_protocol.py tests/referee/test_inputs.py \
 	tests/cli/test_crashing_bot.py tests/web/test_live.py
 test-load-subset: setup
 	$(MAKE) test-under-load LOAD=8 LOAD_SECONDS=1200 LOAD_TESTS="$(LOAD_SUBSET)"
+	$(PY) -m pytest -q -m alone tests
 
 bench-rules: setup
 	$(PY) bench/rules_speed.py

@@ -10,6 +10,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,12 +54,28 @@ def play_with(bots: list[BotManifest], *, on_start=None, thinking: Thinking = Th
     return asyncio.run(play_local_match(bots, config, on_start=on_start, log_dir=log_dir))
 
 
+NOT_GIVEN = ("was not given its time", "the referee ran")
+"""What a void match says when the machine (or the referee) did not give a bot its time."""
+
+
+def _judged_or_void(match: Any) -> bool:
+    """True if ``match`` finished; else it must be void because the bot was not given its time
+    (on a machine busy past ``GIVEN_CAP``: never a loss then), and False is returned."""
+    if match.state_name == "finished":
+        return True
+    assert match.state_name == "void" and any(words in match.void_reason for words in NOT_GIVEN), \
+        (match.state_name, match.void_reason)
+    return False
+
+
 def test_a_timeout_while_the_referee_lagged_is_judged_once_the_lag_is_given_back() -> None:
-    # seat 1 loops forever at its second decision: a timeout, normally its loss...
+    # seat 1 loops forever at its second decision: a timeout, normally its loss (on a machine so
+    # busy that even ten windows do not give the bot one, the match is void instead: never a loss
+    # the bot did not earn; make test-load-subset runs this beside 8 hogs, make test on its own)...
     control = play_with([good(), hostile("loop-forever")])
-    assert control.match.state_name == "finished"
-    assert control.match.results[0].outcome.ending.value == "timeout"
-    assert control.match.results[0].outcome.offender == 1
+    if _judged_or_void(control.match):
+        assert control.match.results[0].outcome.ending.value == "timeout"
+        assert control.match.results[0].outcome.offender == 1
     # ...and when the referee's own loop stalls past the whole window, the bot gets the stalled
     # time back (an answer could have been waiting unread) before it is judged: still no
     # answer, so it is charged, later than the stall (the stall outlasts the whole window,
@@ -66,10 +83,11 @@ def test_a_timeout_while_the_referee_lagged_is_judged_once_the_lag_is_given_back
     window_s = (FAST.decision_ms + FAST.bank_ms) / 1000
     stalled = play_with([good(), hostile("loop-forever")], on_start=stall_during(1, 2, window_s + 0.5))
     match = stalled.match
-    assert match.state_name == "finished", match.void_reason
-    assert match.results[0].outcome.ending.value == "timeout" and match.results[0].outcome.offender == 1
-    assert match.seats[1].report.timeouts == 1
-    assert max(match.seats[1].report.decision_us) > (2 * window_s + 0.5) * 1e6 * 0.9, match.seats[1].report.decision_us
+    if _judged_or_void(match):
+        assert match.results[0].outcome.ending.value == "timeout" and match.results[0].outcome.offender == 1
+        assert match.seats[1].report.timeouts == 1
+        assert max(match.seats[1].report.decision_us) > (2 * window_s + 0.5) * 1e6 * 0.9, \
+            match.seats[1].report.decision_us
 
 
 def test_a_short_stall_with_a_good_bot_changes_nothing() -> None:
