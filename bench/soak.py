@@ -13,8 +13,9 @@ process (and its anonymous pages, ``RssAnon``: its heap, without the shared libr
 pages it touched), of every process under it (worker processes, sandboxes, warm bots) and of
 the remote bot.
 
-The report, per role (``serve``; ``workers``: the sum of everything under it; the longest
-lived worker process; ``remote``): the slope of RSS against games (a least-squares line, MB
+The report, per role (``serve``; ``workers``: the sum of everything under it; the largest
+``tournaments.worker`` at each sample, and how many there were, as each is replaced by a fresh
+one after ``RECYCLE_GAMES`` games; any process that lived the whole run; ``remote``): the slope of RSS against games (a least-squares line, MB
 per 1,000 games) and the mean of the first and of the last 10% of the samples (the first
 sample is taken once the first game is done, so start-up is not counted as growth), and the
 RSS at the first sample and at 5,000, 10,000 and 20,000 games. The
@@ -206,9 +207,15 @@ def analyse(samples: list[Sample], names: dict[int, str]) -> dict[str, Any]:
     for s in samples:
         for pid in s.each:
             lives[pid] = lives.get(pid, 0) + 1
-    for pid in sorted(p for p, n in lives.items() if n >= 0.9 * len(samples)):  # the warm workers: the whole run
+    workers = {pid for pid in lives if names.get(pid) == "tournaments.worker"}
+    roles["the largest tournaments.worker"] = [(s.games, max(mb for pid, mb in s.each.items() if pid in workers))
+                                               for s in samples if workers & s.each.keys()]
+    for pid in sorted(p for p, n in lives.items() if n >= 0.9 * len(samples)):  # a process kept the whole run
         roles[f"{names.get(pid, 'process')} (pid {pid})"] = [(s.games, s.each[pid]) for s in samples if pid in s.each]
-    return {name: summary(points) for name, points in roles.items() if points}
+    found = {name: summary(points) for name, points in roles.items() if points}
+    if "the largest tournaments.worker" in found:  # replaced every RECYCLE_GAMES games (tournaments/backends.py)
+        found["the largest tournaments.worker"]["processes"] = len(workers)
+    return found
 
 
 TRACE_FLAG = "--as-traced-serve"
@@ -440,7 +447,8 @@ def main() -> int:
     print(f"{'':50} {'MB/1000 games':>13} {'first 10%':>9} {'last 10%':>9} {'min':>6} {'max':>6}  MB at games")
     for name, row in report["roles"].items():
         slope = row["slope_mb_per_1000_games"]
-        print(f"{name:50} {'-' if slope is None else f'{slope:+.3f}':>13} {row['first_10pct_mb']:>9} "
+        label = f"{name} ({row['processes']} processes)" if "processes" in row else name
+        print(f"{label:50} {'-' if slope is None else f'{slope:+.3f}':>13} {row['first_10pct_mb']:>9} "
               f"{row['last_10pct_mb']:>9} {row['min_mb']:>6} {row['max_mb']:>6}  "
               + ", ".join(f"{at}: {mb}" for at, mb in row["mb"].items()))
     traced = report.get("traced")

@@ -45,14 +45,29 @@ class Backend(Protocol):
     async def stop(self) -> None: ...
 
 
-class LocalWorker:
-    """One ``python -m tournaments.worker`` process, pinned to a core, playing one match at a time."""
+RECYCLE_GAMES = 2000
+"""A worker process is replaced by a fresh one after it played this many games (between two
+matches): its memory grows about 2 MB per 1,000 ladder games below Python's objects (the C
+allocator's arenas, gRPC's core; docs/performance.md, "Memory over a long ladder run"), so a
+ladder left running for days stays at the memory of its first hours. Its warm bots go with it."""
 
-    def __init__(self, cpu: int | None, scratch: Path) -> None:
+
+class LocalWorker:
+    """One ``python -m tournaments.worker`` process, pinned to a core, playing one match at a
+    time; replaced by a fresh process after ``recycle_games`` games."""
+
+    def __init__(self, cpu: int | None, scratch: Path, recycle_games: int = RECYCLE_GAMES) -> None:
+        if recycle_games < 1:
+            raise ValueError(f"recycle_games must be at least 1, not {recycle_games}")
         self.cpu = cpu
         self.scratch = scratch
+        self.recycle_games = recycle_games
         self.process: asyncio.subprocess.Process | None = None
         self.stderr_path: Path | None = None
+        self.games = 0
+        """Games the current process has played."""
+        self.started = 0
+        """Processes started so far (the first, and each replacement)."""
 
     async def start(self) -> None:
         from referee.processes.launcher import die_with_parent
@@ -67,8 +82,12 @@ class LocalWorker:
                 preexec_fn=die_with_parent, limit=64 * 1024 * 1024)
         finally:
             os.close(handle)
+        self.games = 0
+        self.started += 1
 
     async def run(self, job: MatchJob) -> JobResult:
+        if self.process is not None and self.games >= self.recycle_games:
+            await self.stop()
         if self.process is None or self.process.returncode is not None:
             await self.start()
         if self.process is None or self.process.stdin is None or self.process.stdout is None:
@@ -82,33 +101,39 @@ class LocalWorker:
         if not line:
             code = await self.process.wait()
             tail = self.stderr_path.read_text(errors="replace")[-1500:] if self.stderr_path else ""
-            self.process = None
+            await self.stop()
             raise WorkerDied(f"the worker process exited (code {code}) during the match: {tail.strip()}")
+        self.games += job.games
         return JobResult.from_dict(json.loads(line))
 
     async def stop(self) -> None:
-        if self.process is None:
+        """End the process (its warm bots with it) and remove its log; :meth:`run` starts another."""
+        process, self.process = self.process, None
+        if process is None:
             return
-        if self.process.stdin is not None:
-            self.process.stdin.close()
+        if process.stdin is not None:
+            process.stdin.close()
         try:
-            await asyncio.wait_for(self.process.wait(), 5)
+            await asyncio.wait_for(process.wait(), 5)
         except (asyncio.TimeoutError, TimeoutError):
-            self.process.kill()
-            await self.process.wait()
+            process.kill()
+            await process.wait()
+        if self.stderr_path is not None:
+            self.stderr_path.unlink(missing_ok=True)
+            self.stderr_path = None
 
 
 class LocalBackend:
     """Local worker processes, one per slot, pinned round-robin to the usable cores."""
 
-    def __init__(self, slots: int) -> None:
+    def __init__(self, slots: int, recycle_games: int = RECYCLE_GAMES) -> None:
         self.slots = slots
         try:
             cores = sorted(os.sched_getaffinity(0))
         except (AttributeError, OSError):
             cores = []
         self._scratch = OwnedScratch("spite-workers-")  # a killed runner's is removed on the next start
-        self.workers = [LocalWorker(cores[i % len(cores)] if cores else None, Path(self._scratch.name))
+        self.workers = [LocalWorker(cores[i % len(cores)] if cores else None, Path(self._scratch.name), recycle_games)
                         for i in range(slots)]
 
     async def start(self) -> None:
