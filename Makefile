@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup sandbox browser demo test test-under-load test-load-subset bench bench-rules bench-transport bench-referee bench-hosting bench-live bench-tournament bench-ladder bench-soak bench-dask bench-bots bench-search bench-sandbox proto clean
+.PHONY: setup sandbox browser demo test test-slow test-all test-under-load test-load-subset bench bench-rules bench-transport bench-referee bench-hosting bench-live bench-tournament bench-ladder bench-soak bench-dask bench-bots bench-search bench-sandbox proto clean
 
 setup: $(STAMP) sandbox browser
 
@@ -29,16 +29,28 @@ demo: setup
 # in this process. --dist loadfile (pyproject.toml) keeps each file on one worker (tests/conftest.py).
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 
+# `make test`: the suite a change is tested with (about 6 minutes idle on 2 cores), everything
+# but the slow suites (@pytest.mark.slow: builds in five toolchains, the arena end to end,
+# Dask, whole strong-bot matches) and the `alone` tests. `make test-slow` runs those slow
+# suites, `make test-all` both in one run; .ci/run runs `make test`, `make test-slow` and
+# `make test-load-subset`, so CI runs every test.
 test: setup
+	$(PY) -m pytest -q -n $(TEST_WORKERS) -m "not slow and not alone"
+
+test-slow: setup
+	$(PY) -m pytest -q -n $(TEST_WORKERS) -m "slow and not alone"
+
+test-all: setup
 	$(PY) -m pytest -q -n $(TEST_WORKERS) -m "not alone"
 
-# The suite (or LOAD_TESTS) beside LOAD busy processes (bench/hogs.py), for LOAD_SECONDS at most:
+# make test's suite (or LOAD_TESTS) beside LOAD busy processes (bench/hogs.py), for LOAD_SECONDS at most:
 # no test may depend on an idle machine (README, "Testing"; docs/performance.md has the times).
 LOAD ?= 8
 LOAD_SECONDS ?= 3600
 LOAD_TESTS ?=
 test-under-load: setup
-	$(PY) bench/hogs.py $(LOAD) --seconds $(LOAD_SECONDS) -- env LOAD=$(LOAD) $(PY) -m pytest -q -n $(TEST_WORKERS) $(LOAD_TESTS)
+	$(PY) bench/hogs.py $(LOAD) --seconds $(LOAD_SECONDS) -- env LOAD=$(LOAD) $(PY) -m pytest -q -n $(TEST_WORKERS) \
+		$(if $(LOAD_TESTS),$(LOAD_TESTS),-m "not slow and not alone")
 
 # What .ci/run runs beside 8 busy processes: the tests of time limits, kills, waits and pages that
 # failed under load before; then, after them, the `alone` tests (the league beside its own

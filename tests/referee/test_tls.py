@@ -226,6 +226,7 @@ def go_greedy(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return [str(binary)]
 
 
+@pytest.mark.slow  # a cold Go build of the SDK: a minute
 def test_the_go_sdk_plays_over_mutual_tls(pki: Pki, go_greedy: list[str]) -> None:
     mutual = TlsConfig(pki.server.cert, pki.server.key, client_ca=pki.ca.cert)
     good = bot_env("", "", ca=pki.ca.cert, server_name="localhost", cert=pki.client.cert, key=pki.client.key)
