@@ -103,19 +103,20 @@ def go_entrant(dest: Path) -> None:
 
 def rust_entrant(dest: Path) -> None:
     """sdk/rust/README.md: the SDK and the protocol in ./spite (its build script reads
-    ../../proto), ``cargo vendor`` into ./vendor (from this machine's registry cache), and the
-    build command that takes crates.io from there."""
+    ../../proto), ``cargo vendor`` into ./vendor (on the entrant's machine, with crates.io at
+    hand: every platform's crates, which a local build never fetches), and the build command
+    that takes crates.io from there."""
     cargo = require("cargo", "Rust (cargo)")
     _copy(REPO / "sample_bots" / "rust-greedy", dest)
     _copy(REPO / "sdk" / "rust", dest / "spite" / "sdk" / "rust")
     _copy(REPO / "proto", dest / "spite" / "proto")
     cargo_toml = dest / "Cargo.toml"
     cargo_toml.write_text(cargo_toml.read_text().replace('path = "../../sdk/rust"', 'path = "spite/sdk/rust"'))
-    vendored = subprocess.run([cargo, "vendor", "--offline", "vendor"], cwd=dest, capture_output=True, text=True,
+    vendored = subprocess.run([cargo, "vendor", "--locked", "vendor"], cwd=dest, capture_output=True, text=True,
                               timeout=900)
     if vendored.returncode != 0:
-        unavailable(f"cargo vendor needs every crate in this machine's registry cache (`cargo fetch` in "
-                    f"sample_bots/rust-greedy fetches them): {vendored.stderr.strip()[-300:]}")
+        unavailable(f"cargo vendor needs crates.io or every crate in this machine's registry cache: "
+                    f"{vendored.stderr.strip()[-300:]}")
     for crate in (dest / "vendor").iterdir():  # `spite submit` leaves dot-files out: a copy without the dot
         shutil.copy(crate / ".cargo-checksum.json", crate / "cargo-checksum.json")
     (dest / "build.sh").write_text(RUST_BUILD)
@@ -180,23 +181,37 @@ def typescript_entrant(dest: Path) -> None:
 
 def java_entrant(dest: Path) -> None:
     """sdk/java/README.md: the SDK and the protocol in ./spite, the reactor pointed at it, and
-    an offline Maven repository in ./m2 (this machine's, which the kit's own build filled)."""
-    require("mvn", "Maven")
+    an offline Maven repository in ./m2, filled by one local build of the copy (on the
+    entrant's machine, with Maven Central at hand; started from this machine's ~/.m2 where
+    there is one, so that little is fetched). The repository is the test's own: the kit's
+    builds on the other worker write ~/.m2 meanwhile."""
+    mvn = require("mvn", "Maven")
     require("javac", "a JDK")
-    repository = Path.home() / ".m2" / "repository"
-    if not (repository / "io" / "grpc").is_dir():
-        unavailable("the Maven repository has no gRPC: build the Java kit once (tests/languages/test_java.py)")
     _copy(REPO / "sample_bots" / "java-greedy", dest)
     _copy(REPO / "sdk" / "java", dest / "spite" / "sdk" / "java")
     _copy(REPO / "proto", dest / "spite" / "proto")
-    shutil.copytree(repository, dest / "m2", ignore=shutil.ignore_patterns("spite*", "org.spitearena*"))
     reactor = dest / "reactor.xml"
     reactor.write_text(reactor.read_text().replace("<module>../../sdk/java</module>",
                                                    "<module>spite/sdk/java</module>"))
+    repository = Path.home() / ".m2" / "repository"
+    if repository.is_dir():
+        try:
+            shutil.copytree(repository, dest / "m2", ignore=shutil.ignore_patterns("spite*", "org.spitearena*"))
+        except shutil.Error:  # a file the kit's build moved meanwhile: the local build below fetches it
+            pass
+    local = dest.parent / f"{dest.name}-local-build"
+    shutil.copytree(dest, local, ignore=shutil.ignore_patterns("m2"))
+    built = subprocess.run([mvn, "-B", "-q", f"-Dmaven.repo.local={dest / 'm2'}", "-f", "reactor.xml", "package",
+                            "-Dmaven.test.skip=true"], cwd=local, capture_output=True, text=True, timeout=1800)
+    if built.returncode != 0:
+        unavailable(f"the local build of the Java copy needs Maven Central or a full ~/.m2: "
+                    f"{(built.stdout + built.stderr).strip()[-300:]}")
+    shutil.rmtree(local)
+    shutil.rmtree(dest / "m2" / "org" / "spitearena", ignore_errors=True)  # the SDK is built from source
     manifest = dest / "bot.toml"
     manifest.write_text(manifest.read_text().replace(
         'build = "mvn -B -q -f reactor.xml package -Dmaven.test.skip=true"',
-        'build = "mvn -o -B -q -Dmaven.repo.local=m2 -f reactor.xml install -Dmaven.test.skip=true"'))
+        'build = "mvn -o -B -q -Dmaven.repo.local=m2 -f reactor.xml package -Dmaven.test.skip=true"'))
 
 
 ENTRANTS: dict[str, Callable[[Path], None]] = {"python": python_entrant, "cpp": cpp_entrant, "go": go_entrant,
