@@ -112,7 +112,7 @@ def rust_entrant(dest: Path) -> None:
     _copy(REPO / "proto", dest / "spite" / "proto")
     cargo_toml = dest / "Cargo.toml"
     cargo_toml.write_text(cargo_toml.read_text().replace('path = "../../sdk/rust"', 'path = "spite/sdk/rust"'))
-    vendored = subprocess.run([cargo, "vendor", "--locked", "vendor"], cwd=dest, capture_output=True, text=True,
+    vendored = subprocess.run([cargo, "vendor", "vendor"], cwd=dest, capture_output=True, text=True,
                               timeout=900)
     if vendored.returncode != 0:
         unavailable(f"cargo vendor needs crates.io or every crate in this machine's registry cache: "
