@@ -26,6 +26,21 @@ BOTS = Path(__file__).resolve().parent.parent / "bots"
 FAST = TimeControl(decision_ms=calibrated_ms(400), bank_ms=calibrated_ms(300), connect_ms=calibrated_ms(8000))
 
 
+NOT_GIVEN = ("was not given its time", "the referee ran")
+"""What a void match says when the machine (or the referee) did not give a bot its time."""
+
+
+def judged_or_void(match: Any) -> bool:
+    """True if ``match`` finished; else it must be void because a bot was not given its time
+    (on a machine so busy that ``GIVEN_CAP`` windows did not give it one: never a loss the
+    bot did not earn, docs/rules.md), and False is returned."""
+    if match.state_name == "finished":
+        return True
+    assert match.state_name == "void" and any(words in match.void_reason for words in NOT_GIVEN), \
+        (match.state_name, match.void_reason)
+    return False
+
+
 def hostile(mode: str) -> BotManifest:
     return BotManifest(name=f"hostile-{mode}", command=(sys.executable, str(BOTS / "hostile_bot.py"), mode),
                        workdir=BOTS)

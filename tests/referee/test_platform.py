@@ -23,7 +23,7 @@ from tournaments.jobs import MatchJob
 from tournaments.worker import play
 
 from ..load import hogs
-from .conftest import BOTS, FAST, good, hostile
+from .conftest import BOTS, FAST, good, hostile, judged_or_void
 
 BUSY = BOTS / "busy_bot.py"
 
@@ -54,26 +54,12 @@ def play_with(bots: list[BotManifest], *, on_start=None, thinking: Thinking = Th
     return asyncio.run(play_local_match(bots, config, on_start=on_start, log_dir=log_dir))
 
 
-NOT_GIVEN = ("was not given its time", "the referee ran")
-"""What a void match says when the machine (or the referee) did not give a bot its time."""
-
-
-def _judged_or_void(match: Any) -> bool:
-    """True if ``match`` finished; else it must be void because the bot was not given its time
-    (on a machine busy past ``GIVEN_CAP``: never a loss then), and False is returned."""
-    if match.state_name == "finished":
-        return True
-    assert match.state_name == "void" and any(words in match.void_reason for words in NOT_GIVEN), \
-        (match.state_name, match.void_reason)
-    return False
-
-
 def test_a_timeout_while_the_referee_lagged_is_judged_once_the_lag_is_given_back() -> None:
     # seat 1 loops forever at its second decision: a timeout, normally its loss (on a machine so
     # busy that even ten windows do not give the bot one, the match is void instead: never a loss
     # the bot did not earn; make test-load-subset runs this beside 8 hogs, make test on its own)...
     control = play_with([good(), hostile("loop-forever")])
-    if _judged_or_void(control.match):
+    if judged_or_void(control.match):
         assert control.match.results[0].outcome.ending.value == "timeout"
         assert control.match.results[0].outcome.offender == 1
     # ...and when the referee's own loop stalls past the whole window, the bot gets the stalled
@@ -83,7 +69,7 @@ def test_a_timeout_while_the_referee_lagged_is_judged_once_the_lag_is_given_back
     window_s = (FAST.decision_ms + FAST.bank_ms) / 1000
     stalled = play_with([good(), hostile("loop-forever")], on_start=stall_during(1, 2, window_s + 0.5))
     match = stalled.match
-    if _judged_or_void(match):
+    if judged_or_void(match):
         assert match.results[0].outcome.ending.value == "timeout" and match.results[0].outcome.offender == 1
         assert match.seats[1].report.timeouts == 1
         assert max(match.seats[1].report.decision_us) > (2 * window_s + 0.5) * 1e6 * 0.9, \

@@ -5,9 +5,12 @@ a bot's 10 MB line leaves no "Exception ignored ... Event loop is closed" at exi
 from __future__ import annotations
 
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,28 @@ def start_play(tmp_path: Path, scratch: Path, *args: str) -> subprocess.Popen[st
                             start_new_session=True)
 
 
+IGNORED_GAMES = 3
+"""Games finished after the signal that tell a ``spite play`` ignoring it (one may be in flight)."""
+STOP_CAP_S = 600.0
+"""How long a stopping ``spite play`` may take on a machine busy past reason: a cap, not a speed check."""
+
+
+def games_after_signal(play: subprocess.Popen[str]) -> int:
+    """Game lines ``play`` prints on stderr until it exits, stopping at ``IGNORED_GAMES``: whether
+    it stopped is told by what it does, not by a wall-clock wait a slow machine misses."""
+    assert play.stderr is not None
+    lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in play.stderr or ()], daemon=True)
+    reader.start()
+    games, deadline = 0, time.monotonic() + STOP_CAP_S
+    while games < IGNORED_GAMES and play.poll() is None and time.monotonic() < deadline:
+        try:
+            games += lines.get(timeout=0.5).startswith("game ")
+        except queue.Empty:
+            continue
+    return games
+
+
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM, signal.SIGINT])
 def test_a_stopping_signal_cleans_up_like_ctrl_c(tmp_path: Path, short_tmp: Path, signum: int) -> None:
     play = start_play(tmp_path, short_tmp, "greedy", "random", "--games", "10000")
@@ -33,11 +58,12 @@ def test_a_stopping_signal_cleans_up_like_ctrl_c(tmp_path: Path, short_tmp: Path
     assert line.startswith("game 1/"), "".join(seen) + line  # the first game is over: bots run, scratch dirs exist
     assert any(short_tmp.iterdir())
     play.send_signal(signum)
-    try:  # not a speed check: the 10,000 games asked for take many minutes, so 30 s tell ignored from stopped
-        play.wait(timeout=30)
+    games = games_after_signal(play)
+    try:
+        play.wait(timeout=1 if games >= IGNORED_GAMES else STOP_CAP_S)
     except subprocess.TimeoutExpired:
         os.killpg(play.pid, signal.SIGKILL)
-        pytest.fail(f"spite play ignored {signal.Signals(signum).name}")
+        pytest.fail(f"spite play ignored {signal.Signals(signum).name}: {games} more games in play after it")
     assert play.returncode != 0
     assert list(short_tmp.iterdir()) == []  # the per-match scratch directory is gone
     with pytest.raises(ProcessLookupError):
