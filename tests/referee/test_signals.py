@@ -36,9 +36,13 @@ def games_after_signal(play: subprocess.Popen[str]) -> int:
     """Game lines ``play`` prints on stderr until it exits, stopping at ``IGNORED_GAMES``: whether
     it stopped is told by what it does, not by a wall-clock wait a slow machine misses."""
     assert play.stderr is not None
-    lines: queue.Queue[str] = queue.Queue()
-    reader = threading.Thread(target=lambda: [lines.put(line) for line in play.stderr or ()], daemon=True)
-    reader.start()
+    stderr, lines = play.stderr, queue.Queue[str]()
+
+    def read() -> None:
+        for line in stderr:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
     games, deadline = 0, time.monotonic() + STOP_CAP_S
     while games < IGNORED_GAMES and play.poll() is None and time.monotonic() < deadline:
         try:
