@@ -18,12 +18,20 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
+def as_in_a_terminal() -> None:
+    """In the child: SIGHUP and SIGINT at their defaults, as in a terminal's foreground job. A
+    suite started with ``nohup`` or as a background job (``&``) hands down both ignored, and a
+    program keeps an ignored SIGINT or SIGHUP ignored, as it should (spite play too)."""
+    for signum in (signal.SIGHUP, signal.SIGINT):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def start_play(tmp_path: Path, scratch: Path, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "TMPDIR": str(scratch)}
     return subprocess.Popen([sys.executable, "-m", "spite_cli.main", "play", *args, "--plain",
                              "--replay-dir", str(tmp_path / "replays")],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=as_in_a_terminal)
 
 
 IGNORED_GAMES = 3
