@@ -29,7 +29,7 @@ demo: setup
 # in this process. --dist loadfile (pyproject.toml) keeps each file on one worker (tests/conftest.py).
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 
-# `make test`: the suite a change is tested with (8.5 minutes on 2 cores at load 3-7), everything
+# `make test`: the suite a change is tested with (5 min 17 s on 2 cores idle), everything
 # but the slow suites (@pytest.mark.slow: builds in five toolchains, the arena end to end,
 # Dask, whole strong-bot matches) and the `alone` tests. `make test-slow` runs those slow
 # suites, `make test-all` both in one run; .ci/run runs `make test`, `make test-slow` and
