@@ -5,11 +5,13 @@ and candidates over whole games pinned by a digest."""
 from __future__ import annotations
 
 import hashlib
+import sys
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spite_engine import GameState, observe, parse_rules
+from spite_sdk import planning, tactics
 from spite_sdk.search import apply_plan
 from spite_sdk.tactics import WEIGHTS, ReachDanger, _shortfalls, shortfall, tactician_candidates, tactician_plan
 
@@ -72,3 +74,30 @@ def test_the_tacticians_choices_are_pinned() -> None:
                 apply_plan(state, plan, seat)
             digest.update(repr(state.outcome).encode())
     assert digest.hexdigest() == TACTICIAN_GAMES
+
+
+def _bytes(value: object, seen: set[int]) -> int:
+    if id(value) in seen or (type(value) is int and -5 <= value <= 256):
+        return 0
+    seen.add(id(value))
+    size = sys.getsizeof(value)
+    if isinstance(value, dict):
+        size += sum(_bytes(k, seen) + _bytes(v, seen) for k, v in value.items())
+    elif isinstance(value, (tuple, list, frozenset)):
+        size += sum(_bytes(item, seen) for item in value)
+    return size
+
+
+def test_the_search_memos_hold_about_a_megabyte_each_once_full() -> None:
+    """The memos the search keeps across decisions start again at their limits; the limit
+    times what an entry holds after real games stays near a megabyte (issue 24: a bot process
+    may be kept warm across a day of matches)."""
+    rules = parse_rules("standard")
+    state = GameState.new(rules, 11)
+    while state.outcome is None:
+        seat = state.to_move
+        apply_plan(state, tactician_plan(observe(state, seat)), seat)
+    for memo, limit in ((planning._PLACES, planning._PLACES_LIMIT), (tactics._SHORTFALLS, tactics._SHORTFALLS_LIMIT)):
+        assert 0 < len(memo) <= limit
+        full = _bytes(memo, set()) / len(memo) * limit
+        assert full <= 1.5 * 2**20, (len(memo), full)

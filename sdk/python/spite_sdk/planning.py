@@ -316,9 +316,10 @@ class Search:
 
 
 _PLACES: dict[tuple[int, ...], tuple[dict[int, int], list[int]]] = {}
-"""Memo of :func:`_places` (a pure function of a few small ints: at most 13**4 keys for
-four centre piles; starts again at ``_PLACES_LIMIT``)."""
-_PLACES_LIMIT = 1 << 14
+"""Memo of :func:`_places` (a pure function of a few small ints). A search meets many
+heights (7,000 after twelve tactician games), at about 480 bytes an entry, so it starts again
+at ``_PLACES_LIMIT`` (about 1 MB): a bot process kept warm for a day stays small (issue 24)."""
+_PLACES_LIMIT = 1 << 11
 
 
 def _places(heights: tuple[int, ...]) -> tuple[dict[int, int], list[int]]:

@@ -119,9 +119,10 @@ class ReachDanger:
 
 
 _SHORTFALLS: dict[tuple[int, tuple[int, ...], frozenset[int]], tuple[int, ...]] = {}
-"""Memo of :func:`_shortfalls` (a pure function; a few thousand entries at most: a stock top,
-up to four discard tops, a set of wild ranks); starts again at ``_SHORTFALLS_LIMIT``."""
-_SHORTFALLS_LIMIT = 1 << 14
+"""Memo of :func:`_shortfalls` (a pure function of a stock top, up to four discard tops and
+a set of wild ranks; about 300 bytes an entry): it starts again at ``_SHORTFALLS_LIMIT``
+(about 1.2 MB), so a bot process kept warm for a day stays small (issue 24)."""
+_SHORTFALLS_LIMIT = 1 << 12
 
 
 def _shortfalls(target: int, tops: tuple[int, ...], wild: frozenset[int]) -> tuple[int, ...]:
