@@ -171,19 +171,40 @@ def print_report(results: list[Result], info: dict[str, Any]) -> None:
 
 
 def _child_run(path: str | None, specs: list[str], policies: list[str], games: int,
-               observer: str) -> dict[str, Any]:
-    """One run of this script in a fresh process; ``path`` first on PYTHONPATH (a baseline's tree)."""
+               observer: str, valgrind: bool = False) -> dict[str, Any]:
+    """One run of this script in a fresh process; ``path`` first on PYTHONPATH (a baseline's tree).
+    With ``valgrind`` it runs under cachegrind and the result gains ``instructions``, the
+    process's whole count (interpreter start and imports included)."""
     env = dict(os.environ)
     if path is not None:
         env["PYTHONPATH"] = os.pathsep.join([f"{path}/engine", f"{path}/sdk/python", env.get("PYTHONPATH", "")])
     command = [sys.executable, str(Path(__file__).resolve()), "--json", "--games", str(games),
                "--presets", ",".join(specs), "--policies", ",".join(policies), "--observe", observer]
-    out = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
-    return json.loads(out)  # type: ignore[no-any-return]
+    if not valgrind:
+        out = subprocess.run(command, env=env, check=True, capture_output=True, text=True).stdout
+        return json.loads(out)  # type: ignore[no-any-return]
+    with tempfile.NamedTemporaryFile(prefix="rules-speed-", suffix=".cachegrind") as counts:
+        done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                               f"--cachegrind-out-file={counts.name}", *command],
+                              env=env, check=True, capture_output=True, text=True)
+    result: dict[str, Any] = json.loads(done.stdout)
+    refs = [line for line in done.stderr.splitlines() if "I" in line and "refs:" in line]
+    result["instructions"] = int(refs[-1].split(":")[1].replace(",", "").strip())
+    return result
+
+
+def instructions_per_decision(path: str | None, games: int, observer: str) -> float:
+    """Instructions (cachegrind) per decision of standard greedy games: a run of ``games``
+    games less a run of one game, divided by the decisions between them, so starting the
+    interpreter and importing cancel out. Exact and the same on a loaded machine."""
+    long = _child_run(path, ["standard"], ["greedy"], games, observer, valgrind=True)
+    short = _child_run(path, ["standard"], ["greedy"], 1, observer, valgrind=True)
+    decisions = long["results"][0]["decisions"] - short["results"][0]["decisions"]
+    return (long["instructions"] - short["instructions"]) / decisions
 
 
 def compare_with_baseline(revision: str, rounds: int, specs: list[str], policies: list[str], games: int,
-                          as_json: bool, observer: str = "lazy") -> int:
+                          as_json: bool, observer: str = "lazy", instruction_games: int = 0) -> int:
     """The figures of ``revision`` and of the working tree, measured interleaved in this run."""
     with tempfile.TemporaryDirectory(prefix="rules-speed-baseline-") as tree:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "engine", "sdk/python"],
@@ -194,6 +215,11 @@ def compare_with_baseline(revision: str, rounds: int, specs: list[str], policies
             for name, path in (("baseline", tree), ("current", None)):
                 runs[name].append(_child_run(path, specs, policies, games, observer))
                 print(f"  round {round_number + 1}/{rounds}: {name} done", file=sys.stderr)
+        counted: dict[str, float] = {}
+        if instruction_games:
+            for name, path in (("baseline", tree), ("current", None)):
+                counted[name] = instructions_per_decision(path, instruction_games, observer)
+                print(f"  instructions: {name} done", file=sys.stderr)
     rows = []
     for index, first in enumerate(runs["current"][0]["results"]):
         per = {name: [run["results"][index]["decisions_per_second"] for run in runs[name]] for name in runs}
@@ -202,7 +228,9 @@ def compare_with_baseline(revision: str, rounds: int, specs: list[str], policies
                      "ratio": statistics.median(per["current"]) / statistics.median(per["baseline"])})
     info = machine()
     if as_json:
-        json.dump({"machine": info, "baseline": revision, "rounds": rounds, "rows": rows}, sys.stdout, indent=2)
+        json.dump({"machine": info, "baseline": revision, "rounds": rounds, "rows": rows,
+                   "instructions_per_decision": counted, "instruction_games": instruction_games},
+                  sys.stdout, indent=2)
         print()
         return 0
     print(f"decisions/s per CPU second, {revision} (baseline) against the working tree, {rounds} interleaved "
@@ -211,6 +239,10 @@ def compare_with_baseline(revision: str, rounds: int, specs: list[str], policies
         print(f"rules_speed rules={row['rules']} policy={row['policy']} games={row['games']} "
               f"baseline={','.join(map(str, row['baseline']))} current={','.join(map(str, row['current']))} "
               f"ratio_of_medians={row['ratio']:.3f}")
+    if counted:
+        print(f"rules_speed instructions_per_decision standard greedy games={instruction_games} "
+              f"baseline={counted['baseline']:,.0f} current={counted['current']:,.0f} "
+              f"ratio={counted['current'] / counted['baseline']:.3f}")
     return 0
 
 
@@ -229,6 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", metavar="REV",
                         help="also measure git revision REV's engine and SDK, interleaved, in the same run")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each version with --baseline (default 3)")
+    parser.add_argument("--instructions", type=int, default=0, metavar="GAMES",
+                        help="with --baseline, also count each version's instructions per decision under "
+                             "valgrind (cachegrind) over GAMES standard greedy games (less a one-game run)")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
@@ -244,7 +279,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(error))
     if args.baseline:
         return compare_with_baseline(args.baseline, args.rounds, specs, policies, args.games, args.json,
-                                     args.observe)
+                                     args.observe, args.instructions)
+    if args.instructions:
+        parser.error("--instructions compares two versions: give --baseline REV too")
     results = []
     for spec in specs:
         for policy in policies:

@@ -12,9 +12,9 @@ wild played on it takes rank ``len(pile) + 1``.
 
 ``observe`` keeps the stocks' and the discard piles' public views in the state between
 decisions (they change on few moves); ``apply`` drops them when it changes those piles.
-The centre piles' heights are kept too, as one int (``apply`` adds to it), for the centre
-fits every decision looks up. Code that sets up a position may replace any pile list or
-attribute directly (``state.stocks[1] = [...]``, ``state.discards = ...``,
+The centre fits (per rank, the centre piles a card of that rank may go on) are kept too:
+``apply`` updates them on each centre play, so no decision computes them. Code that sets up
+a position may replace any pile list or attribute directly (``state.stocks[1] = [...]``, ``state.discards = ...``,
 ``state.centre = [...]``): that is noticed. Editing a stock or discard pile list in place
 (``append``, ``pop``) after observing the state is not, nor replacing or editing one centre
 pile in place (``state.centre[0] = ...``): replace the outer list instead.
@@ -23,7 +23,7 @@ pile in place (``state.centre[0] = ...``): replace the outer list instead.
 from __future__ import annotations
 
 import sys
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from .cards import ACE, KING, Card, card_name
 from .moves import (DISCARDS_FROM_HAND, PASS_MOVE, PLAYS_FROM_DISCARD, PLAYS_FROM_HAND, PLAYS_FROM_STOCK,
@@ -79,43 +79,10 @@ def discard_targets(started: tuple[bool, ...]) -> int:
 _DISCARD_TARGETS: dict[tuple[bool, ...], int] = {}
 """Memo of :func:`discard_targets` (a few hundred entries at most)."""
 
-_FITS_BY_WILD: dict[tuple[frozenset[Card], int], dict[int, tuple[int, ...]]] = {}
-"""Memo of :func:`centre_fits` by centre pile heights (packed as by :func:`packed_heights`),
-one per set of wild ranks and count of centre piles (each state holds its own rule set's).
-It holds values of a pure function, not game state, and starts again when it holds
-``_FITS_MEMO_LIMIT`` entries (of about 230 bytes: 1 MB at most; four piles have 13**4
-heights, which filled over a day of games to 6 MB: issue 24)."""
-_HEIGHT_BITS = 4
-"""Bits per centre pile in a packed height (a pile holds at most 12 cards: it is completed
-at the Queen)."""
-
-
-def packed_heights(centre: list[list[Card]]) -> int:
-    """The centre piles' heights as one int, pile ``i`` in bits ``4i`` to ``4i + 3``."""
-    packed = 0
-    for index, pile in enumerate(centre):
-        packed |= len(pile) << (index * _HEIGHT_BITS)
-    return packed
-
-
-def unpacked_heights(packed: int, piles: int) -> tuple[int, ...]:
-    """The heights :func:`packed_heights` packed, for ``piles`` centre piles."""
-    mask = (1 << _HEIGHT_BITS) - 1
-    return tuple(packed >> (index * _HEIGHT_BITS) & mask for index in range(piles))
-
-
-_HEIGHT_UNIT = tuple(1 << (index * _HEIGHT_BITS) for index in range(16))
-"""What one card on centre pile ``i`` adds to the packed heights."""
-_FITS_MEMO_LIMIT = 1 << 12
-
-_DISCARD_BLOCKS: tuple[dict[tuple[int, ...], tuple[Move, ...]], ...] = ({}, {})
-"""Memo of the discard moves (or pass) of the seat to move, one for rule sets that forbid
-discarding Aces and one for those that allow it, keyed by the hand's distinct ranks, -1,
-and which of the seat's discard piles are started: without no-block nothing else decides
-them. Values of a pure function, not game state; each starts again when it holds
-``_BLOCKS_MEMO_LIMIT`` entries (of about 280 bytes: 1.1 MB each at most; with a limit of
-65,536 they filled over a day of games to about 17 MB each: issue 24)."""
-_BLOCKS_MEMO_LIMIT = 1 << 12
+_BIT = tuple(1 << index for index in range(16))
+"""The bit of pile ``index`` in a mask of piles."""
+_ALL_PILES = tuple((1 << count) - 1 for count in range(17))
+"""The mask of every pile, by the count of piles."""
 
 
 class GameState:
@@ -124,8 +91,8 @@ class GameState:
     __slots__ = ("rules", "seed", "draw_pile", "stocks", "hands", "discards", "centre", "set_aside",
                  "to_move", "turn", "outcome", "log", "cursors", "shuffles", "stuck_turns", "turn_stuck",
                  "first_seat",
-                 "_wild", "_stock_of", "_max_rank", "_fits_memo", "_stock_views", "_discard_views", "_observed",
-                 "_heights", "_centre_seen")
+                 "_wild", "_stock_of", "_max_rank", "_stock_views", "_discard_views", "_observed",
+                 "_fits_now", "_empty_centre", "_centre_seen")
 
     rules: RuleSet
     seed: int
@@ -150,10 +117,11 @@ class GameState:
     _wild: frozenset[Card]
     _stock_of: tuple[int, ...]
     _max_rank: int
-    _fits_memo: dict[int, tuple[int, ...]]
-    _heights: int
-    """The centre piles' heights, packed (:func:`packed_heights`), when ``centre`` is
-    ``_centre_seen``; ``apply`` keeps it up to date, a replaced ``centre`` list is re-read."""
+    _fits_now: list[int]
+    """:func:`centre_fits` of the centre piles, when ``centre`` is ``_centre_seen``: ``apply``
+    updates it on every centre play and completed pile; a replaced ``centre`` list is re-read."""
+    _empty_centre: int
+    """The mask of the empty centre piles, kept with ``_fits_now``."""
     _centre_seen: list[list[Card]] | None
     _stock_views: tuple[Any, ...] | None
     """``observe``'s public view of the stocks and what it was built from (see
@@ -216,9 +184,8 @@ class GameState:
         state._wild = rules.wild_ranks
         state._stock_of = tuple(rules.stock_of(s) for s in range(rules.players))
         state._max_rank = rules.max_rank
-        state._fits_memo = _FITS_BY_WILD.setdefault((state._wild, rules.centre_piles), {})
         state._centre_seen = None
-        state._heights = 0
+        state._fits_now, state._empty_centre = [], 0
         state.log = []
         return state
 
@@ -250,16 +217,15 @@ class GameState:
         other = GameState.__new__(GameState)
         other.rules, other.seed = self.rules, self.seed
         other._wild, other._stock_of, other._max_rank = self._wild, self._stock_of, self._max_rank
-        other._fits_memo = self._fits_memo
         other.draw_pile = self.draw_pile[:]
         other.stocks = [s[:] for s in self.stocks]
         other.hands = [h[:] for h in self.hands]
         other.discards = [[p[:] for p in seat] for seat in self.discards]
         other.centre = [p[:] for p in self.centre]
         if self.centre is self._centre_seen:
-            other._centre_seen, other._heights = other.centre, self._heights
+            other._centre_seen, other._fits_now, other._empty_centre = other.centre, self._fits_now[:], self._empty_centre
         else:
-            other._centre_seen, other._heights = None, 0
+            other._centre_seen, other._fits_now, other._empty_centre = None, [], 0
         other.set_aside = self.set_aside[:]
         other.to_move, other.turn, other.outcome = self.to_move, self.turn, self.outcome
         other.log = self.log[:]
@@ -280,20 +246,15 @@ class GameState:
         """The stock ``seat`` plays from (its team's with partners)."""
         return self.stocks[self._stock_of[seat]]
 
-    def _fits(self) -> tuple[int, ...]:
+    def _fits(self) -> list[int]:
         """:func:`centre_fits` of the centre piles now: per rank, the mask of piles it may go on.
-        Re-reads the heights if ``centre`` was replaced since they were last read."""
+        Computed afresh if ``centre`` was replaced since it was last read; else kept by ``apply``."""
         if self.centre is not self._centre_seen:
+            heights = tuple([len(pile) for pile in self.centre])
+            self._fits_now = list(centre_fits(heights, self._wild))
+            self._empty_centre = sum(_BIT[index] for index, height in enumerate(heights) if not height)
             self._centre_seen = self.centre
-            self._heights = packed_heights(self.centre)
-        memo = self._fits_memo
-        fits = memo.get(self._heights)
-        if fits is None:
-            if len(memo) >= _FITS_MEMO_LIMIT:
-                memo.clear()
-            heights = unpacked_heights(self._heights, self.rules.centre_piles)
-            fits = memo[self._heights] = centre_fits(heights, self._wild)
-        return fits
+        return self._fits_now
 
     def legal_moves(self) -> list[Move]:
         """Every legal move of the seat to move, in a fixed order: plays from the stock, from
@@ -302,49 +263,47 @@ class GameState:
         if self.outcome is not None:
             return []
         seat = self.to_move
-        # _fits()'s memo looked up here: a method call costs as much as the lookup, every decision.
-        fits = (self.centre is self._centre_seen and self._fits_memo.get(self._heights)) or self._fits()
+        fits = self._fits_now if self.centre is self._centre_seen else self._fits()
         stock = self.stocks[self._stock_of[seat]]
         moves: list[Move] = list(PLAYS_FROM_STOCK[stock[-1]][fits[stock[-1]]]) if stock else []
-        hand_ranks = sorted(set(self.hands[seat]))
-        for card in hand_ranks:
-            if mask := fits[card]:
+        # One pass over the hand, by rank: its plays, and which ranks may be discarded (no
+        # memo: a memo keyed by the hand's ranks and the started piles was as dear to key as
+        # this is to compute, and it overflowed its cap in a few hundred games).
+        rules = self.rules
+        no_block = rules.no_block
+        keep_aces = not rules.discard_aces
+        wild = self._wild
+        discardable: list[Card] = []
+        previous = -1
+        for card in sorted(self.hands[seat]):
+            if card == previous:
+                continue
+            previous = card
+            mask = fits[card]
+            if mask:
                 moves += PLAYS_FROM_HAND[card][mask]
-        piles = self.discards[seat]
-        for index, pile in enumerate(piles):
-            if pile and (mask := fits[pile[-1]]):
-                moves += PLAYS_FROM_DISCARD[index][pile[-1]][mask]
-        if self.rules.no_block:
-            moves += self._discards_and_pass(self._discardable(hand_ranks, fits), tuple(map(bool, piles)))
-        else:
-            # Without no-block the discards depend on the hand's ranks and on which piles are
-            # started only: one memo lookup instead of a loop over the ranks.
-            ranks = len(hand_ranks)
-            hand_ranks.append(-1)
-            hand_ranks.extend(map(bool, piles))
-            key = tuple(hand_ranks)
-            blocks = _DISCARD_BLOCKS[self.rules.discard_aces]
-            block = blocks.get(key)
-            if block is None:
-                if len(blocks) >= _BLOCKS_MEMO_LIMIT:
-                    blocks.clear()
-                block = blocks[key] = self._discards_and_pass(
-                    self._discardable(hand_ranks[:ranks], fits), tuple(map(bool, piles)))
-            moves += block
+                if no_block and card not in wild:
+                    continue
+            if card == ACE and keep_aces:
+                continue
+            discardable.append(card)
+        started = 0
+        for index, pile in enumerate(self.discards[seat]):
+            if pile:
+                started |= _BIT[index]
+                if mask := fits[pile[-1]]:
+                    moves += PLAYS_FROM_DISCARD[index][pile[-1]][mask]
+        if not discardable:
+            moves.append(PASS_MOVE)
+            return moves
+        # Every started discard pile and the first empty one (empty piles are interchangeable).
+        empty = _ALL_PILES[len(self.discards[seat])] & ~started
+        targets = started | (empty & -empty)
+        for card in discardable:
+            moves += DISCARDS_FROM_HAND[card][targets]
         return moves
 
-    @staticmethod
-    def _discards_and_pass(discardable: list[Card], started: tuple[bool, ...]) -> tuple[Move, ...]:
-        """The discards of ``discardable`` onto piles started as ``started``, by rank then by
-        pile; or pass alone when there is nothing to discard."""
-        if not discardable:
-            return (PASS_MOVE,)
-        mask = _DISCARD_TARGETS.get(started)
-        if mask is None:
-            mask = _DISCARD_TARGETS[started] = discard_targets(started)
-        return tuple(move for card in discardable for move in DISCARDS_FROM_HAND[card][mask])
-
-    def _discardable(self, cards: list[Card], fits: tuple[int, ...]) -> list[Card]:
+    def _discardable(self, cards: list[Card], fits: Sequence[int]) -> list[Card]:
         """The ``cards`` that may be discarded: no Aces (unless the rule set allows them) and,
         with ``no-block``, no natural card that a centre pile needs now."""
         rules = self.rules
@@ -367,7 +326,7 @@ class GameState:
         """Whether the seat to move can play any card onto a centre pile."""
         return self._has_play(self._fits())
 
-    def _has_play(self, fits: tuple[int, ...]) -> bool:
+    def _has_play(self, fits: Sequence[int]) -> bool:
         seat = self.to_move
         stock = self.stocks[self._stock_of[seat]]
         if stock and fits[stock[-1]]:
@@ -413,9 +372,20 @@ class GameState:
             else:
                 self.discards[seat][move.index].pop()
                 self._discard_views = None
-            pile = self.centre[target]
+            centre = self.centre
+            pile = centre[target]
             pile.append(card)
-            self._heights += _HEIGHT_UNIT[target]
+            if centre is self._centre_seen:
+                # The kept fits: the pile now needs the next rank (none once completed).
+                height = len(pile)
+                fits = self._fits_now
+                bit = _BIT[target]
+                if height == 1:
+                    self._started_centre_pile(bit)
+                else:
+                    fits[height] &= ~bit
+                if height < self._max_rank:
+                    fits[height + 1] |= bit
             if source == _STOCK:
                 if not self.stocks[stock_index]:
                     self._finish_stock_emptied(seat)
@@ -524,6 +494,29 @@ class GameState:
             if _getrefcount is None or _getrefcount(view) > 3:
                 view.freeze()
 
+    def _started_centre_pile(self, bit: int) -> None:
+        """The kept fits after the empty centre pile ``bit`` got its first card: an Ace now
+        starts the next empty pile, and a wild goes on this one too."""
+        empty = self._empty_centre & ~bit
+        self._empty_centre = empty
+        self._set_empty_fits(empty)
+
+    def _emptied_centre_pile(self, bit: int) -> None:
+        """The kept fits after the centre pile ``bit`` was completed and set aside."""
+        empty = self._empty_centre | bit
+        self._empty_centre = empty
+        self._set_empty_fits(empty)
+
+    def _set_empty_fits(self, empty: int) -> None:
+        # As centre_fits: an Ace (a natural one: wild ranks are 0 and 13) goes on the first
+        # empty pile only, a wild on every started pile and the first empty one.
+        fits = self._fits_now
+        first = empty & -empty
+        fits[ACE] = first
+        every = (_ALL_PILES[len(self.centre)] & ~empty) | first
+        for card in self._wild:
+            fits[card] = every
+
     def _reveal(self, stock_index: int) -> None:
         stock = self.stocks[stock_index]
         visible = tuple(stock[-1:-1 - self.rules.open_stock:-1])
@@ -532,7 +525,8 @@ class GameState:
     def _complete_pile(self, index: int) -> None:
         pile = self.centre[index]
         self.centre[index] = []
-        self._heights -= len(pile) << (index * _HEIGHT_BITS)
+        if self.centre is self._centre_seen:
+            self._emptied_centre_pile(_BIT[index])
         self.log.append(Event(EventKind.PILE_COMPLETED, cards=tuple(pile), pile=index))
         if self.rules.completed_piles == "shuffle":
             self.draw_pile.extend(pile)
@@ -614,7 +608,7 @@ class GameState:
         if self.outcome is not None:
             self.turn_stuck = False
             return
-        fits = (self.centre is self._centre_seen and self._fits_memo.get(self._heights)) or self._fits()
+        fits = self._fits_now if self.centre is self._centre_seen else self._fits()
         hand = self.hands[seat]
         self.turn_stuck = not self._has_play(fits) and (
             (not self.draw_pile and not self.set_aside) or not (hand and self._discardable(hand, fits)))

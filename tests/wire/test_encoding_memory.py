@@ -1,9 +1,10 @@
-"""The referee's encoder and the engine's memos hold a bounded number of bytes, whatever the
+"""The referee's encoder and the SDK's decoder memos hold a bounded number of bytes, whatever the
 number of games (issue 24, item 17: over a day of ladder games ``spite serve`` and its workers
 grew as memos of 20,000 and 65,536 entries filled, about 40 MB a process once full).
 
 Each memo is emptied when it holds its limit of entries; what these tests pin is that the
-limit, times what an entry really holds after real games, is a sane number of bytes. An
+limit, times what an entry really holds after real games, is a sane number of bytes. The
+engine keeps no such memo since issue 27 (its centre fits are kept in each state). An
 entry's bytes are measured, not assumed: its key, its value and what they own (cards tuples,
 events, views), not the shared constants (moves, enum members, small ints) they point to."""
 
@@ -23,8 +24,6 @@ ENCODER_BUDGET = 6 * 2**20
 DECODER_BUDGET = 6 * 2**20
 """What the SDK's decoder memos may hold together when every one is full (one per bot process:
 a remote bot rose to 64 MB as they filled at 20,000 entries each)."""
-ENGINE_BUDGET = 4 * 2**20
-"""What the engine's ``centre_fits`` and discard memos may hold together when full."""
 
 
 def owned_bytes(roots: Iterable[Any]) -> int:
@@ -95,15 +94,14 @@ def test_the_encoder_memos_hold_a_few_megabytes_at_most_once_full() -> None:
     assert sum(held.values()) <= ENCODER_BUDGET, {name: round(b / 2**20, 2) for name, b in held.items()}
 
 
-def test_the_engine_memos_hold_a_few_megabytes_at_most_once_full() -> None:
+def test_the_engine_keeps_no_memo_that_grows_with_games() -> None:
+    """The centre fits live in each state (``apply`` keeps them up to date) and the discard
+    moves are computed at each decision, so after many games the engine's state module holds
+    one memo only, of the discard piles' targets: an entry per pattern of started piles."""
     play(60, seed=3)
-    """One rule set's fits memo and both discard memos (Aces discardable or not) full."""
-    fits = engine_state._FITS_BY_WILD[(preset("standard").wild_ranks, preset("standard").centre_piles)]
-    blocks = engine_state._DISCARD_BLOCKS[preset("standard").discard_aces]
-    assert fits and blocks
-    held = {"fits": full_bytes(fits, engine_state._FITS_MEMO_LIMIT),
-            "blocks (both)": 2 * full_bytes(blocks, engine_state._BLOCKS_MEMO_LIMIT)}
-    assert sum(held.values()) <= ENGINE_BUDGET, {name: round(b / 2**20, 2) for name, b in held.items()}
+    held = {name for name, value in vars(engine_state).items() if isinstance(value, dict) and not name.startswith("__")}
+    assert held == {"_DISCARD_TARGETS"}
+    assert len(engine_state._DISCARD_TARGETS) <= 2 ** 9
 
 
 def test_the_sdk_decoder_memos_hold_a_few_megabytes_at_most_once_full() -> None:

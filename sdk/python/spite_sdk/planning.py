@@ -230,19 +230,28 @@ class Search:
             path: tuple[Step, ...], gain: float, drawable: bool = True) -> None:
         """Visit a position: ``gain`` is the value of the plays that led to it; ``drawable``,
         whether there are cards to draw (a completed pile brings some)."""
-        key = (tuple(sorted(heights)), hand, depths, drawable)
-        if key in self.seen or self.nodes >= NODE_LIMIT:
+        # The hot loop of every planner, tactician and searcher decision (a searcher's
+        # rollouts are nearly all of it): weights, memos and places are read once per node.
+        ordered = tuple(sorted(heights))
+        key = (ordered, hand, depths, drawable)
+        seen = self.seen
+        if key in seen or self.nodes >= NODE_LIMIT:
             return
-        self.seen.add(key)
+        seen.add(key)
         self.nodes += 1
-        self.stops.append((gain - self.danger(heights), heights, hand, depths, path))
+        danger = self.danger
+        cost = self.danger_memo.get(ordered)
+        if cost is None:
+            cost = danger(heights)
+        self.stops.append((gain - cost, heights, hand, depths, path))
         wild = self.wild
+        w = self.w
+        results = self.results
         # Where each rank may go: natural -> the first pile needing it; wild -> one pile per height.
-        first_at: dict[int, int] = {}
-        for index, h in enumerate(heights):
-            if h not in first_at:
-                first_at[h] = index
-        everywhere = list(first_at.values())
+        places = _PLACES.get(heights)
+        if places is None:
+            places = _places(heights)
+        first_at, everywhere = places
 
         stock = self.stock_top
         if stock is not None:
@@ -250,23 +259,26 @@ class Search:
             spots = everywhere if is_wild else ([first_at[stock - 1]] if stock - 1 in first_at else [])
             for target in spots:
                 new_heights = _raised(heights, target)
-                value = gain + self.w["stock"] - (self.w["wild"] if is_wild else 0.0) - self.danger(new_heights)
+                value = gain + w["stock"] - (w["wild"] if is_wild else 0.0) - danger(new_heights)
                 if self.stock_count == 1:
-                    value += self.w["win"]
+                    value += w["win"]
                 elif not hand and heights[target] + 1 >= QUEEN:
-                    value += self.w["empty_hand"]  # rules v2: the completed pile refills the hand
-                self.results.append(TurnPlan(path + ((PLAY, STOCK, 0, stock, target),), value, True))
+                    value += w["empty_hand"]  # rules v2: the completed pile refills the hand
+                results.append(TurnPlan(path + ((PLAY, STOCK, 0, stock, target),), value, True))
         previous = -1
         for index, card in enumerate(hand):
             if card == previous:
                 continue
             previous = card
             is_wild = card in wild
-            spots = everywhere if is_wild else ([first_at[card - 1]] if card - 1 in first_at and card <= QUEEN else [])
-            if not spots:
+            if is_wild:
+                spots = everywhere
+            elif card - 1 in first_at and card <= QUEEN:
+                spots = [first_at[card - 1]]
+            else:
                 continue
             rest = hand[:index] + hand[index + 1:]
-            step_gain = gain - self.w["wild"] if is_wild else gain + self.w["hand_card"]
+            step_gain = gain - w["wild"] if is_wild else gain + w["hand_card"]
             for target in spots:
                 step = (PLAY, HAND, 0, card, target)
                 new_heights = _raised(heights, target)
@@ -274,8 +286,8 @@ class Search:
                 # to draw ends the game, so the branch ends there as before.
                 refills = drawable or heights[target] + 1 >= QUEEN or self.draw_game
                 if not rest and refills:
-                    value = step_gain + self.w["empty_hand"] - self.danger(new_heights)
-                    self.results.append(TurnPlan(path + (step,), value, True))
+                    value = step_gain + w["empty_hand"] - danger(new_heights)
+                    results.append(TurnPlan(path + (step,), value, True))
                 else:
                     self.run(new_heights, rest, depths, path + (step,), step_gain, refills)
         for pile, depth in enumerate(depths):
@@ -283,21 +295,45 @@ class Search:
                 continue
             card = self.piles[pile][depth - 1]
             is_wild = card in wild
-            spots = everywhere if is_wild else ([first_at[card - 1]] if card - 1 in first_at and card <= QUEEN else [])
-            if not spots:
+            if is_wild:
+                spots = everywhere
+            elif card - 1 in first_at and card <= QUEEN:
+                spots = [first_at[card - 1]]
+            else:
                 continue
             new_depths = depths[:pile] + (depth - 1,) + depths[pile + 1:]
-            step_gain = gain - self.w["wild"] if is_wild else gain + self.w["pile_card"]
+            step_gain = gain - w["wild"] if is_wild else gain + w["pile_card"]
             for target in spots:
                 step = (PLAY, DISCARD_PILE, pile, card, target)
                 new_heights = _raised(heights, target)
                 completes = heights[target] + 1 >= QUEEN
                 if not hand and completes:
                     # Rules v2: the completed pile's cards refill the empty hand at once.
-                    value = step_gain + self.w["empty_hand"] - self.danger(new_heights)
-                    self.results.append(TurnPlan(path + (step,), value, True))
+                    value = step_gain + w["empty_hand"] - danger(new_heights)
+                    results.append(TurnPlan(path + (step,), value, True))
                 else:
                     self.run(new_heights, hand, new_depths, path + (step,), step_gain, drawable or completes)
+
+
+_PLACES: dict[tuple[int, ...], tuple[dict[int, int], list[int]]] = {}
+"""Memo of :func:`_places` (a pure function of a few small ints). A search meets many
+heights (7,000 after twelve tactician games), at about 480 bytes an entry, so it starts again
+at ``_PLACES_LIMIT`` (about 1 MB): a bot process kept warm for a day stays small (issue 24)."""
+_PLACES_LIMIT = 1 << 11
+
+
+def _places(heights: tuple[int, ...]) -> tuple[dict[int, int], list[int]]:
+    """For centre piles of ``heights``: the first pile of each height (a natural card goes on
+    the first pile needing it), and those piles in order (a wild goes on one of each height).
+    The values are shared: callers must not change them."""
+    first_at: dict[int, int] = {}
+    for index, h in enumerate(heights):
+        if h not in first_at:
+            first_at[h] = index
+    if len(_PLACES) >= _PLACES_LIMIT:
+        _PLACES.clear()
+    places = _PLACES[heights] = (first_at, list(first_at.values()))
+    return places
 
 
 def _raised(heights: tuple[int, ...], target: int) -> tuple[int, ...]:

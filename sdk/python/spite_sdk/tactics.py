@@ -81,7 +81,12 @@ def shortfall(heights: Sequence[int], target: int, cards: Sequence[int], wild: f
 class ReachDanger:
     """The tactician's danger: per rival's natural stock top, the :func:`shortfall` of the
     centre piles once the rival's visible discard tops fill what they can, priced by
-    ``danger0``..``danger2`` (``danger_tops`` 0 leaves the discard tops out)."""
+    ``danger0``..``danger2`` (``danger_tops`` 0 leaves the discard tops out).
+
+    The shortfall of several piles is the least of each pile height's (:func:`shortfall`
+    tries every height alone), so each threat keeps its shortfall per height, from a memo
+    shared by every decision (a rollout's searches ask about the same few stock tops and
+    discard tops again and again): a cost is then a few lookups, not a walk of the ranks."""
 
     def __init__(self, observation: Observation, weights: Mapping[str, float] = WEIGHTS) -> None:
         rules = observation.rules
@@ -101,14 +106,35 @@ class ReachDanger:
                 tops = tuple(p[-1] for p in observation.discard_piles[other] if p) if weights["danger_tops"] else ()
                 self.threats.append((stock.visible[0], tops))
         self.costs = (weights["danger0"], weights["danger1"], weights["danger2"])
+        self.tables = [_shortfalls(top, tuple(sorted(tops)), self.wild) for top, tops in self.threats]
 
     def __call__(self, heights: tuple[int, ...]) -> float:
         cost = 0.0
-        for top, tops in self.threats:
-            short = shortfall(heights, top, tops, self.wild)
-            if short < len(self.costs):
-                cost += self.costs[short]
+        costs = self.costs
+        for table in self.tables:
+            short = min([table[h] for h in heights], default=99)
+            if short < 3:
+                cost += costs[short]
         return cost
+
+
+_SHORTFALLS: dict[tuple[int, tuple[int, ...], frozenset[int]], tuple[int, ...]] = {}
+"""Memo of :func:`_shortfalls` (a pure function of a stock top, up to four discard tops and
+a set of wild ranks; about 300 bytes an entry): it starts again at ``_SHORTFALLS_LIMIT``
+(about 1.2 MB), so a bot process kept warm for a day stays small (issue 24)."""
+_SHORTFALLS_LIMIT = 1 << 12
+
+
+def _shortfalls(target: int, tops: tuple[int, ...], wild: frozenset[int]) -> tuple[int, ...]:
+    """:func:`shortfall` of one centre pile of each height 0..:data:`QUEEN`, for a natural
+    ``target`` and discard tops ``tops`` (sorted: their order does not matter)."""
+    key = (target, tops, wild)
+    table = _SHORTFALLS.get(key)
+    if table is None:
+        if len(_SHORTFALLS) >= _SHORTFALLS_LIMIT:
+            _SHORTFALLS.clear()
+        table = _SHORTFALLS[key] = tuple(shortfall((height,), target, tops, wild) for height in range(QUEEN + 1))
+    return table
 
 
 def tactician_plan(observation: Observation, weights: Mapping[str, float] | None = None) -> list[Move]:
