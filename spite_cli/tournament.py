@@ -91,7 +91,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             board = queries.leaderboard(args.tournament, overrides=overrides, recompute=args.recompute)
     except QueryError as error:
         return fail("leaderboard", str(error))
-    output = leaderboard.render(args.format, board.board(), board.head_to_head, board.meta, board.show_points)
+    output = leaderboard.render(args.format, board)
     if isinstance(output, str):
         print_json(output)  # also csv and markdown: alone on stdout, quiet on `| head`
     else:

@@ -261,7 +261,7 @@ class Runner:
             self.standings.bench(bot, reason)
 
     def _board(self) -> list[dict[str, Any]]:
-        return rows(self.standings, self.frontier.ratings)
+        return [row.as_dict() for row in rows(self.standings, self.frontier.ratings)]
 
     async def run(self) -> RunSummary:
         started = time.perf_counter()
