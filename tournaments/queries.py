@@ -348,8 +348,7 @@ class Queries:
         if commitment:
             note = "; ".join(filter(None, [note, f"deals committed: {commitment}"]))
         try:
-            parsed = parse_rules(info.rules)
-            show_points = parsed.scoring != "win" or bool(parsed.match_points)
+            show_points = parse_rules(info.rules).scores_points
         except RulesError:  # a rule set this version no longer knows: show everything
             show_points = True
         master_seed = found.master_seed if not commitment or found.status == "finished" else None
