@@ -25,7 +25,7 @@ from spite_engine import Ending, RulesError, parse_rules
 from .ratings import RatingParams, Ratings, placings
 from .standings import StandingRow, Standings, head_to_head
 from .standings import rows as standing_rows
-from .store import FinishedMatch, GameRecord, Store, StoreError, TournamentRow
+from .store import FinishedMatch, GameRecord, Store, StoreError, TournamentRow, TournamentStatus
 from .timing import bucket_value
 
 RESULTS = ("won", "drawn", "lost")
@@ -52,7 +52,7 @@ class TournamentInfo:
     name: str
     file: str
     rules: str
-    status: str
+    status: TournamentStatus
     created_at: str
     finished_at: str | None
     matches: dict[str, int]
@@ -351,7 +351,7 @@ class Queries:
             show_points = parse_rules(info.rules).scores_points
         except RulesError:  # a rule set this version no longer knows: show everything
             show_points = True
-        master_seed = found.master_seed if not commitment or found.status == "finished" else None
+        master_seed = found.master_seed if not commitment or found.status is TournamentStatus.FINISHED else None
         return Leaderboard(info, rows, h2h, title, note, params, recompute, master_seed,
                            str(commitment) if commitment else None, show_points, standings.games, standings.draws)
 
