@@ -32,6 +32,9 @@ class SeatReport:
     time, it tells a slow machine (wall high, CPU low) from a slow bot (both high)."""
     faults: list[str] = field(default_factory=list)
     """Each fault's reason, in order (kept to the first 100)."""
+    unreadable: int = 0
+    """Of the ``malformed`` faults, those that were input that is no message at all (a stdio
+    bot's line or frame that does not parse: stray output on its stdout)."""
     connect_fault: Ending | None = None
     """Why the seat's bot never said Hello, if it did not: ``NO_SHOW`` (not within its connect
     time) or ``CRASH`` (its process exited first); None once it connected."""
