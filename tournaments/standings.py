@@ -14,6 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from spite_engine import Ending
+
 from .ratings import Ratings, placings, wilson
 from .schedule import Entrant
 from .store import FinishedMatch
@@ -65,7 +67,7 @@ class BotHealth:
         return self.timeouts + self.illegal_moves + self.malformed + self.crashes
 
 
-FAILED_ENDINGS = frozenset({"crash", "disconnect", "timeout", "no-show"})
+FAILED_ENDINGS = frozenset({Ending.CRASH, Ending.DISCONNECT, Ending.TIMEOUT, Ending.NO_SHOW})
 """Game endings that count against the bot at fault when judging chronic failure."""
 
 

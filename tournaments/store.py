@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from referee.core.status import SeatStatus
+from spite_engine import Ending
 
 from .jobs import JobResult
 from .sqlite_file import StoreError as StoreError
@@ -244,8 +246,7 @@ class GameRecord:
     game_number: int
     seed: int
     first_seat: int
-    ending: str
-    """A ``spite_engine.Ending`` value."""
+    ending: Ending
     by_rules: bool
     """Ended by the rules (not cut off by the referee)."""
     winners: tuple[int, ...]
@@ -259,7 +260,7 @@ class GameRecord:
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> GameRecord:
-        return cls(row["match_id"], row["game_number"], int(row["seed"]), row["first_seat"], row["ending"],
+        return cls(row["match_id"], row["game_number"], int(row["seed"]), row["first_seat"], Ending(row["ending"]),
                    bool(row["by_rules"]), tuple(json.loads(row["winners"])), tuple(json.loads(row["scores"])),
                    row["reason"], row["offender"], row["moves"], row["turns"], row["replay"])
 
@@ -274,7 +275,7 @@ class SeatRecord:
     entrant: str
     version: str
     """What the bot said in its Hello."""
-    status: str
+    status: SeatStatus
     points: int
     timeouts: int
     illegal_moves: int
@@ -293,7 +294,8 @@ class SeatRecord:
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> SeatRecord:
-        return cls(row["match_id"], row["seat"], row["bot"], row["entrant"], row["version"], row["status"],
+        return cls(row["match_id"], row["seat"], row["bot"], row["entrant"], row["version"],
+                   SeatStatus(row["status"]),
                    row["points"], row["timeouts"], row["illegal_moves"], row["malformed"], row["crashes"],
                    row["decisions"], row["decision_us_p50"], row["decision_us_p99"],
                    {int(k): v for k, v in json.loads(row["decision_histogram"]).items()},
