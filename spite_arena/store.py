@@ -291,9 +291,8 @@ class Game:
 
 def _version(row: sqlite3.Row) -> Version:
     return Version(row["id"], row["entrant"], row["bot"], row["version"], row["label"], VersionKind(row["kind"]),
-                   row["spec"], VersionStatus(row["status"]), row["reason"], tuple(json.loads(row["checks"])), row["mu"],
-                   row["sigma"],
-                   row["games"], row["last_played_at"], row["created_at"],
+                   row["spec"], VersionStatus(row["status"]), row["reason"], tuple(json.loads(row["checks"])),
+                   row["mu"], row["sigma"], row["games"], row["last_played_at"], row["created_at"],
                    bool(row["platform_fault"]) if "platform_fault" in row.keys() else False)
 
 
@@ -301,8 +300,8 @@ def _game(row: sqlite3.Row) -> Game:
     def load(text: str | None, default: Any) -> Any:
         return json.loads(text) if text else default
     return Game(row["id"], GamePhase(row["phase"]), ScheduleStatus(row["status"]), tuple(json.loads(row["versions"])),
-                int(row["seed"]), int(row["bot_seed"]), row["attempts"], row["created_at"], row["finished_at"], row["ending"],
-                row["reason"], tuple(load(row["winners"], [])), tuple(load(row["scores"], [])),
+                int(row["seed"]), int(row["bot_seed"]), row["attempts"], row["created_at"], row["finished_at"],
+                row["ending"], row["reason"], tuple(load(row["winners"], [])), tuple(load(row["scores"], [])),
                 tuple(tuple(f) for f in load(row["faults"], [])), row["replay"], tuple(load(row["logs"], [])),
                 row["error"])
 

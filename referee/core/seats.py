@@ -21,8 +21,8 @@ from spite.v1 import referee_pb2 as rpb
 
 from spite_engine import Ending, RuleSet
 
-from referee.core.deadlines import GIVEN_SLACK_MS, GivenTime, connect_cap_ms, given_slack_ms, ProcessControl, RefereeLag, TimeControl, \
-    WaitTimer
+from referee.core.deadlines import (GIVEN_SLACK_MS, GivenTime, ProcessControl, RefereeLag, TimeControl, WaitTimer,
+                                    connect_cap_ms, given_slack_ms)
 from referee.core.reports import SeatReport
 from referee.core.status import MatchState, SeatStatus
 
