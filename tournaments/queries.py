@@ -493,5 +493,5 @@ class Queries:
 
 def _game_row(tournament_id: int, rules: str, match: FinishedMatch, game: GameRecord) -> GameRow:
     return GameRow(tournament_id, match.id, match.ordinal, game.game_number, rules, match.bots, match.entrants,
-                   game.ending.value, game.by_rules, game.winners, game.scores, game.reason, game.offender, game.moves,
+                   game.ending, game.by_rules, game.winners, game.scores, game.reason, game.offender, game.moves,
                    game.turns, bool(game.replay))
