@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import AsyncIterator, Awaitable, Callable, Sequence
 
-from referee.core.deadlines import GIVEN_CAP
 from referee.processes.launcher import BotProcess, ExitInfo, SeatLaunch
 from referee.processes.manifest import BotManifest
 from referee.core.match import Match, MatchConfig
@@ -120,15 +119,8 @@ async def launch_seat(arena: Arena, match: Match, seat: Seat, bot: BotManifest,
     match.bind_process(seat, process)
     if not process.stdio:
         return process, None
-    session = serve_stdio_seat(arena, seat, process, hello_allowance_s(match.config))
+    session = serve_stdio_seat(arena, seat, process, match.config.time_control.connect_ms)
     return process, asyncio.get_running_loop().create_task(session)
-
-
-def hello_allowance_s(config: MatchConfig) -> float:
-    """How long a launched stdio bot's pipe waits for its Hello: as long as the match may wait
-    for the bot to connect (``Match._wait_for_seats`` judges the connect time, adding the time a
-    starved start-up was not given, up to ``GIVEN_CAP`` times ``connect_ms``)."""
-    return GIVEN_CAP * config.time_control.connect_ms / 1000
 
 
 def close_to_others(paths: Sequence[Path]) -> None:

@@ -28,7 +28,7 @@ from tournaments import seeds
 from tournaments.bot_specs import resolve_bot
 
 from .config import Competition
-from .store import ArenaStore, Version
+from .store import ArenaStore, Version, VersionKind, VersionStatus
 
 
 class FinalsError(RuntimeError):
@@ -137,15 +137,15 @@ def toml_document(data: dict[str, Any], comment: str) -> str:
 
 def prepare_finals(store: ArenaStore, competition: Competition, data: Path) -> FinalsPlan:
     """Freeze the finalists and write the finals' tournament file (nothing is played yet)."""
-    ranked = sorted(store.versions(statuses=("active",)), key=lambda v: (-v.conservative, -v.mu, v.id))
-    eligible = [v for v in ranked if v.kind != "remote"]
+    ranked = sorted(store.versions(statuses=(VersionStatus.ACTIVE,)), key=lambda v: (-v.conservative, -v.mu, v.id))
+    eligible = [v for v in ranked if v.kind is not VersionKind.REMOTE]
     finalists = tuple(eligible[:competition.finals.top])
     if len(finalists) < 2:
         raise FinalsError(f"the finals need two active versions that run here (house bots or uploads); found "
                           f"{len(finalists)}: upload bots or add house bots, then run the finals again")
     # Named: the remote versions ranked above the last finalist, who would have played.
     last = ranked.index(finalists[-1])
-    left_out = tuple(v for v in ranked[:last] if v.kind == "remote")
+    left_out = tuple(v for v in ranked[:last] if v.kind is VersionKind.REMOTE)
     data = data.resolve()  # the tournament file resolves its paths against its own folder
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     directory = data / "finals" / stamp

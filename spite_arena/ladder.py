@@ -28,7 +28,7 @@ from tournaments.jobs import JobResult, MatchJob, Reuse, SeatJob
 from .config import Competition
 from .lobby import Lobby, RemoteBot
 from .matchmaker import next_pairing, within_share
-from .store import ABANDONED, HOUSE, ArenaStore, Game, Version
+from .store import ABANDONED, HOUSE, ArenaStore, Game, GamePhase, LadderIncident, Version, VersionKind, VersionStatus
 
 log = logging.getLogger("spite.arena")
 MAX_ATTEMPTS = 3
@@ -94,7 +94,7 @@ class Ladder:
 
     def _remote(self, versions: dict[int, Version], vid: int) -> bool:
         version = versions.get(vid)
-        return version is not None and version.kind == "remote"
+        return version is not None and version.kind is VersionKind.REMOTE
 
     def next_game(self) -> Game | None:
         """A journaled game to play: one left pending (after a restart, a retry), or a new pairing.
@@ -103,7 +103,7 @@ class Ladder:
         capacity; a pending game whose remote bot is gone is void (``spite arena rerun-void``)."""
         if self.store.paused:
             return None
-        active = {v.id: v for v in self.store.versions(statuses=("active",))}
+        active = {v.id: v for v in self.store.versions(statuses=(VersionStatus.ACTIVE,))}
         connected = self.lobby.connected() if self.lobby else set()
         available = self.lobby.available() if self.lobby else set()
         share = share_of(max(1, self.backend.slots))
@@ -128,8 +128,8 @@ class Ladder:
                     self.store.reseed(game.id, secrets.randbits(64), secrets.randbits(63))
                     return self.store.game(game.id)
                 return game
-        candidates = [v for v in active.values() if v.kind != "remote" or v.id in connected]
-        ready = [v for v in candidates if v.kind != "remote" or v.id in available]
+        candidates = [v for v in active.values() if v.kind is not VersionKind.REMOTE or v.id in connected]
+        ready = [v for v in candidates if v.kind is not VersionKind.REMOTE or v.id in available]
         pairing = next_pairing(candidates, self.busy, self.rng, placement_games=self.competition.placement_games,
                                available=ready, share=share)
         if pairing is None:
@@ -153,11 +153,12 @@ class Ladder:
         version = self.store.version(version_id)
         if version is None:
             why = f"version {version_id} does not exist"
-        elif version.status == "retired":
+        elif version.status is VersionStatus.RETIRED:
             why = f"{version.title} was retired (a newer version of the bot replaced it)"
         else:
             why = f"{version.title} is {version.status}" + (f" ({version.reason})" if version.reason else "")
-        self.store.void_game(game.id, f"not played: {why} before the game started", retry=False, kind="dropped")
+        self.store.void_game(game.id, f"not played: {why} before the game started", retry=False,
+                             kind=LadderIncident.DROPPED)
         log.info("game %d dropped: %s", game.id, why)
 
     async def run(self) -> None:
@@ -191,7 +192,7 @@ class Ladder:
             try:
                 self.store.take_game(game.id, f"slot{slot}")
                 versions = {v: self.store.version(v) for v in game.versions}
-                if any(v is not None and v.kind == "remote" for v in versions.values()):
+                if any(v is not None and v.kind is VersionKind.REMOTE for v in versions.values()):
                     result = await self.play_remote(game, f"slot{slot}")
                 else:
                     result = await self.backend.run(slot, self.job(game))
@@ -223,7 +224,7 @@ class Ladder:
         lobby = self.lobby
         versions = [self.store.version(v) for v in game.versions]
         try:
-            local = [resolve_bot(v.spec) for v in versions if v is not None and v.kind != "remote"]
+            local = [resolve_bot(v.spec) for v in versions if v is not None and v.kind is not VersionKind.REMOTE]
             names = [m.name for m in local] + [v.bot if v else "?" for v in versions[len(local):]]
             config = MatchConfig(self.competition.rules, names, self.competition.time_control, 1,
                                  game.seed, self.competition.policy, self.data / "replays", hide_names=True,
@@ -233,7 +234,7 @@ class Ladder:
         # Reserved now, before the first await: another slot cannot count on the same room.
         reserved: dict[int, RemoteBot] = {}
         for seat, version in enumerate(versions):
-            if version is not None and version.kind == "remote":
+            if version is not None and version.kind is VersionKind.REMOTE:
                 bot = lobby.reserve(version.id)
                 if bot is None:
                     for taken in reserved.values():
@@ -268,7 +269,7 @@ class Ladder:
             retry = game.attempts + 1 < MAX_ATTEMPTS
             self.store.void_game(game.id, result.error or "no result", retry=retry)
             if result.incident:
-                self.store.add_incident("bundle", result.incident, game.id)
+                self.store.add_incident(LadderIncident.BUNDLE, result.incident, game.id)
             log.warning("game %d failed (%s): %s", game.id, "retrying" if retry else "void", result.error[:300])
             return
         health.played += 1
@@ -277,15 +278,15 @@ class Ladder:
         faults = [s.faults for s in summary.seats]
         for seat, report in enumerate(summary.seats):
             if report.crashes:
-                self.store.add_incident("crash", f"seat {seat} (version {game.versions[seat]}): "
+                self.store.add_incident(LadderIncident.CRASH, f"seat {seat} (version {game.versions[seat]}): "
                                         + "; ".join(report.faults)[:500], game.id)
             elif report.timeouts:
-                self.store.add_incident("timeout", f"seat {seat} (version {game.versions[seat]}): "
+                self.store.add_incident(LadderIncident.TIMEOUT, f"seat {seat} (version {game.versions[seat]}): "
                                         f"{report.timeouts} timeout(s)", game.id)
         self.store.finish_game(game.id, ending=played.outcome.ending.value, reason=played.outcome.reason,
                                winners=played.outcome.winners, scores=played.outcome.scores, faults=faults,
                                replay=played.replay, logs=logs, params=self.competition.rating,
-                               rated=game.phase == "ladder", offender=played.outcome.offender)
+                               rated=game.phase is GamePhase.LADDER, offender=played.outcome.offender)
         if played.outcome.ending.value in ABANDONED:
             for vid in set(game.versions):
                 self.bench_if_absent(vid)
@@ -293,15 +294,15 @@ class Ladder:
     def bench_if_absent(self, version_id: int) -> None:
         """Bench an entrant's version that keeps not playing its games out (:data:`BENCH_AFTER`)."""
         version = self.store.version(version_id)
-        if version is None or version.entrant == HOUSE or version.status != "active":
+        if version is None or version.entrant == HOUSE or version.status is not VersionStatus.ACTIVE:
             return
         lost, looked = self.store.abandoned(version_id, BENCH_OF)
         if lost < BENCH_AFTER:
             return
         reason = (f"benched: lost {lost} of its last {looked} games without playing them out (no-show, "
                   f"disconnect, timeout or crash)")
-        self.store.set_version_status(version_id, "disabled", reason)
-        self.store.add_incident("benched", f"version {version_id} ({version.title}): {reason}")
+        self.store.set_version_status(version_id, VersionStatus.DISABLED, reason)
+        self.store.add_incident(LadderIncident.BENCHED, f"version {version_id} ({version.title}): {reason}")
         if self.lobby is not None:
             self.lobby.bench(version_id, version.title, reason)
         log.warning("%s %s", version.title, reason)

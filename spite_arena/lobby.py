@@ -27,7 +27,7 @@ from referee.transports.session import Arena
 from referee.core.labels import LabelError, check_label
 from tournaments.ratings import RatingParams
 
-from .store import ArenaStore, ArenaStoreError, VersionLimit, check_name, hash_key
+from .store import ArenaStore, ArenaStoreError, VersionLimit, VersionStatus, check_name, hash_key
 
 log = logging.getLogger("spite.arena")
 KEY_METADATA = "spite-bot-key"
@@ -171,7 +171,7 @@ class Lobby:
         except VersionLimit as error:
             raise JoinRefused(grpc.StatusCode.RESOURCE_EXHAUSTED, str(error)) from None
         version = self.store.version(version_id)
-        if version is not None and version.status != "active":
+        if version is not None and version.status is not VersionStatus.ACTIVE:
             raise JoinRefused(grpc.StatusCode.FAILED_PRECONDITION, refusal(version.title, version.reason))
         bot = RemoteBot(entrant.name, version_id, min(capacity, room), hash_key(key), capacity)
         self.bots[version_id].append(bot)
@@ -200,9 +200,10 @@ class Lobby:
         ended = 0
         for version_id, bots in list(self.bots.items()):
             version = self.store.version(version_id)
-            if version is not None and version.status != "active":
+            if version is not None and version.status is not VersionStatus.ACTIVE:
                 ended += len(bots)
-                reason = version.reason if version.status == "disabled" else "retired: a newer version replaced it"
+                reason = (version.reason if version.status is VersionStatus.DISABLED
+                          else "retired: a newer version replaced it")
                 self.bench(version_id, version.title, reason)
                 continue
             for bot in list(bots):

@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from .store import HOUSE, Version
+from .store import HOUSE, Version, VersionKind
 
 NEAREST = 3
 
@@ -58,10 +58,11 @@ def within_share(ready: Sequence[Version], busy: Counter[int], share: int | None
         return list(ready)
     held: Counter[str] = Counter()
     for version in {v.id: v for v in (*ready, *everyone)}.values():
-        if version.kind == "remote":
+        if version.kind is VersionKind.REMOTE:
             held[version.entrant] += busy[version.id]
     return [v for v in ready
-            if v.kind != "remote" or v.entrant == HOUSE or (busy[v.id] < share and held[v.entrant] < share)]
+            if v.kind is not VersionKind.REMOTE or v.entrant == HOUSE
+            or (busy[v.id] < share and held[v.entrant] < share)]
 
 
 def next_pairing(candidates: Sequence[Version], busy: Counter[int], rng: random.Random, *,

@@ -25,7 +25,7 @@ from tournaments.jobs import SeatJob
 
 from .config import Competition
 from .ladder import Ladder, SlotHealth
-from .store import ArenaStore
+from .store import ArenaStore, LadderIncident, VersionStatus
 from .uploads import check_log_dir, run_checks
 
 log = logging.getLogger("spite.arena")
@@ -105,7 +105,7 @@ class Service:
             self.store.finish_check(version_id, report.passed, report.lines, report.reason,
                                     platform_fault=report.platform_fault)
             if not report.passed:
-                self.store.add_incident("platform" if report.platform_fault else "refused",
+                self.store.add_incident(LadderIncident.PLATFORM if report.platform_fault else LadderIncident.REFUSED,
                                         f"version {version_id}: {report.reason}")
         task = asyncio.get_running_loop().create_task(check())
         self.checks.add(task)
@@ -113,7 +113,7 @@ class Service:
 
     def resume_checks(self) -> None:
         """Uploads whose checks a kill cut off are checked again."""
-        for version in self.store.versions(statuses=("checking",)):
+        for version in self.store.versions(statuses=(VersionStatus.CHECKING,)):
             self.start_check(version.id, Path(version.spec))
 
     async def finals_at_start_time(self) -> None:

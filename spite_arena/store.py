@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import enum
 import hashlib
 import hmac
 import json
@@ -31,6 +32,7 @@ from typing import Any, Iterator, Sequence
 
 from tournaments.ratings import RatingParams, Ratings, placings
 from tournaments.sqlite_file import StoreError, WriterLock, check_existing, connect
+from tournaments.store import ScheduleStatus
 
 SCHEMA_VERSION = 1
 STORE_FILE = "arena.db"
@@ -186,6 +188,57 @@ class Entrant:
     """Why the organizer banned it (``spite arena ban``); None: not banned."""
 
 
+class VersionKind(enum.StrEnum):
+    """Where a bot version comes from (the ``versions.kind`` column)."""
+
+    HOUSE = "house"
+    """One of the competition's ``house_bots``."""
+    UPLOAD = "upload"
+    """Uploaded by its entrant, built and checked here."""
+    REMOTE = "remote"
+    """Runs on its entrant's machine and joins through the lobby."""
+
+
+class VersionStatus(enum.StrEnum):
+    """A bot version's place on the ladder (the ``versions.status`` column)."""
+
+    CHECKING = "checking"
+    """Uploaded; its checks have not ended."""
+    ACTIVE = "active"
+    """On the ladder."""
+    RETIRED = "retired"
+    """Replaced by a newer version of the same bot, or its remote bot left unplayed."""
+    REFUSED = "refused"
+    """Failed its checks."""
+    DISABLED = "disabled"
+    """Taken off by the organizer, a ban or the bench."""
+
+
+class GamePhase(enum.StrEnum):
+    """Which part of the competition a game belongs to (the ``games.phase`` column)."""
+
+    LADDER = "ladder"
+    FINALS = "finals"
+
+
+class LadderIncident(enum.StrEnum):
+    """What an ``incidents`` row of the arena store records."""
+
+    RETRIED = "retried"
+    """A game the platform could not play, to be played again."""
+    PLATFORM = "platform"
+    """A game the platform could not play, left void; or checks the server cut short."""
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    REFUSED = "refused"
+    """An upload that failed its checks or could not be taken."""
+    BENCHED = "benched"
+    DROPPED = "dropped"
+    """A game not played: a version in it left the ladder before it started."""
+    BUNDLE = "bundle"
+    """A bot's bundle that a Dask worker could not unpack."""
+
+
 @dataclass(frozen=True)
 class Version:
     id: int
@@ -193,9 +246,9 @@ class Version:
     bot: str
     version: int
     label: str
-    kind: str
+    kind: VersionKind
     spec: str
-    status: str
+    status: VersionStatus
     reason: str
     checks: tuple[str, ...]
     mu: float
@@ -218,8 +271,8 @@ class Version:
 @dataclass(frozen=True)
 class Game:
     id: int
-    phase: str
-    status: str
+    phase: GamePhase
+    status: ScheduleStatus
     versions: tuple[int, ...]
     seed: int
     bot_seed: int
@@ -237,18 +290,18 @@ class Game:
 
 
 def _version(row: sqlite3.Row) -> Version:
-    return Version(row["id"], row["entrant"], row["bot"], row["version"], row["label"], row["kind"], row["spec"],
-                   row["status"], row["reason"], tuple(json.loads(row["checks"])), row["mu"], row["sigma"],
-                   row["games"], row["last_played_at"], row["created_at"],
+    return Version(row["id"], row["entrant"], row["bot"], row["version"], row["label"], VersionKind(row["kind"]),
+                   row["spec"], VersionStatus(row["status"]), row["reason"], tuple(json.loads(row["checks"])),
+                   row["mu"], row["sigma"], row["games"], row["last_played_at"], row["created_at"],
                    bool(row["platform_fault"]) if "platform_fault" in row.keys() else False)
 
 
 def _game(row: sqlite3.Row) -> Game:
     def load(text: str | None, default: Any) -> Any:
         return json.loads(text) if text else default
-    return Game(row["id"], row["phase"], row["status"], tuple(json.loads(row["versions"])), int(row["seed"]),
-                int(row["bot_seed"]), row["attempts"], row["created_at"], row["finished_at"], row["ending"],
-                row["reason"], tuple(load(row["winners"], [])), tuple(load(row["scores"], [])),
+    return Game(row["id"], GamePhase(row["phase"]), ScheduleStatus(row["status"]), tuple(json.loads(row["versions"])),
+                int(row["seed"]), int(row["bot_seed"]), row["attempts"], row["created_at"], row["finished_at"],
+                row["ending"], row["reason"], tuple(load(row["winners"], [])), tuple(load(row["scores"], [])),
                 tuple(tuple(f) for f in load(row["faults"], [])), row["replay"], tuple(load(row["logs"], [])),
                 row["error"])
 
@@ -451,9 +504,9 @@ class ArenaStore:
                                   "AND status = 'active'", (house, bot, spec)).fetchone()
             if row is not None:
                 return int(row[0])
-            return self._add_version(house, bot, label, "house", spec, "active", params)
+            return self._add_version(house, bot, label, VersionKind.HOUSE, spec, VersionStatus.ACTIVE, params)
 
-    def _add_version(self, entrant_id: int, bot: str, label: str, kind: str, spec: str, status: str,
+    def _add_version(self, entrant_id: int, bot: str, label: str, kind: VersionKind, spec: str, status: VersionStatus,
                      params: RatingParams) -> int:
         number = self.db.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM versions WHERE entrant_id = ? "
                                  "AND bot = ?", (entrant_id, bot)).fetchone()[0]
@@ -477,9 +530,9 @@ class ArenaStore:
             row = self.db.execute("SELECT id, status, reason FROM versions WHERE entrant_id = ? AND bot = ? "
                                   "AND label = ? AND kind = 'remote' ORDER BY id DESC LIMIT 1",
                                   (entrant_id, bot, label)).fetchone()
-            if row is not None and row["status"] in ("active", "disabled"):
+            if row is not None and row["status"] in (VersionStatus.ACTIVE, VersionStatus.DISABLED):
                 return int(row["id"])
-            if row is not None and row["status"] == "retired" and row["reason"] == LEFT_UNPLAYED:
+            if row is not None and row["status"] == VersionStatus.RETIRED and row["reason"] == LEFT_UNPLAYED:
                 self.check_room(entrant_id, bot, bots=bots, versions=None)
                 self.db.execute("UPDATE versions SET status = 'retired' WHERE entrant_id = ? AND bot = ? "
                                 "AND status = 'active'", (entrant_id, bot))
@@ -495,13 +548,14 @@ class ArenaStore:
                                        f"may be; join with the version string of its active version, or wait an hour")
             self.db.execute("UPDATE versions SET status = 'retired' WHERE entrant_id = ? AND bot = ? "
                             "AND status = 'active'", (entrant_id, bot))
-            return self._add_version(entrant_id, bot, label, "remote", f"remote:{bot}", "active", params)
+            return self._add_version(entrant_id, bot, label, VersionKind.REMOTE, f"remote:{bot}", VersionStatus.ACTIVE,
+                                     params)
 
-    def add_checking_version(self, entrant_id: int, bot: str, label: str, kind: str, spec: str,
+    def add_checking_version(self, entrant_id: int, bot: str, label: str, kind: VersionKind, spec: str,
                              params: RatingParams, slot: int | None = None) -> int:
         """A new version to check; ``slot`` (from :meth:`reserve_upload`) is now its upload's."""
         with self.transaction():
-            vid = self._add_version(entrant_id, bot, label, kind, spec, "checking", params)
+            vid = self._add_version(entrant_id, bot, label, kind, spec, VersionStatus.CHECKING, params)
             if slot is not None:
                 self.db.execute("UPDATE upload_slots SET version_id = ? WHERE id = ?", (vid, slot))
             return vid
@@ -517,8 +571,8 @@ class ArenaStore:
                 self.db.execute("UPDATE versions SET status = 'retired' WHERE entrant_id = ? AND bot = ? "
                                 "AND status = 'active' AND id != ?", (row["entrant_id"], row["bot"], version_id))
             self.db.execute("UPDATE versions SET status = ?, checks = ?, reason = ?, platform_fault = ? WHERE id = ?",
-                            ("active" if passed else "refused", json.dumps(list(checks)), reason,
-                             int(platform_fault and not passed), version_id))
+                            (VersionStatus.ACTIVE if passed else VersionStatus.REFUSED, json.dumps(list(checks)),
+                             reason, int(platform_fault and not passed), version_id))
             slot = self.db.execute("SELECT id, at FROM upload_slots WHERE version_id = ?", (version_id,)).fetchone()
             if slot is not None:
                 self.db.execute("DELETE FROM upload_slots WHERE id = ?", (slot["id"],))
@@ -583,7 +637,7 @@ class ArenaStore:
                 "DELETE FROM upload_slots WHERE version_id IS NULL OR version_id NOT IN "
                 "(SELECT id FROM versions WHERE status = 'checking')").rowcount
 
-    def set_version_status(self, version_id: int, status: str, reason: str = "") -> None:
+    def set_version_status(self, version_id: int, status: VersionStatus, reason: str = "") -> None:
         with self.transaction():
             if not self.db.execute("UPDATE versions SET status = ?, reason = ? WHERE id = ?",
                                    (status, reason, version_id)).rowcount:
@@ -597,7 +651,7 @@ class ArenaStore:
                                   "JOIN entrants e ON e.id = v.entrant_id WHERE v.id = ?", (version_id,)).fetchone()
             if row is None:
                 raise ArenaStoreError(f"no bot version {version_id} (the leaderboard and /bots/ID show the ids)")
-            if row["status"] != "disabled":
+            if row["status"] != VersionStatus.DISABLED:
                 raise ArenaStoreError(f"version {version_id} is {row['status']}, not disabled: only a disabled "
                                       f"version can be enabled")
             if row["banned"] is not None:
@@ -633,7 +687,7 @@ class ArenaStore:
         row = self.db.execute(VERSION_SELECT + " WHERE v.id = ?", (version_id,)).fetchone()
         return None if row is None else _version(row)
 
-    def versions(self, *, statuses: Sequence[str] = (), entrant: str | None = None) -> list[Version]:
+    def versions(self, *, statuses: Sequence[VersionStatus] = (), entrant: str | None = None) -> list[Version]:
         sql, args = VERSION_SELECT + " WHERE 1", list[Any]()
         if statuses:
             sql += f" AND v.status IN ({','.join('?' * len(statuses))})"
@@ -650,7 +704,7 @@ class ArenaStore:
         with self.transaction():
             return self.db.execute("UPDATE games SET status = 'pending' WHERE status = 'running'").rowcount
 
-    def add_game(self, versions: Sequence[int], seed: int, bot_seed: int, phase: str = "ladder") -> int:
+    def add_game(self, versions: Sequence[int], seed: int, bot_seed: int, phase: GamePhase = GamePhase.LADDER) -> int:
         with self.transaction():
             cursor = self.db.execute(
                 "INSERT INTO games (phase, versions, seed, bot_seed, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -668,7 +722,7 @@ class ArenaStore:
             self.db.execute("UPDATE games SET status = 'running', attempts = attempts + 1, worker = ? "
                             "WHERE id = ? AND status = 'pending'", (worker, game_id))
 
-    def pending_games(self, phase: str = "ladder") -> list[Game]:
+    def pending_games(self, phase: GamePhase = GamePhase.LADDER) -> list[Game]:
         return [_game(r) for r in self.db.execute(
             "SELECT * FROM games WHERE status = 'pending' AND phase = ? ORDER BY id", (phase,))]
 
@@ -684,7 +738,7 @@ class ArenaStore:
         placement games."""
         with self.transaction():
             row = self.db.execute("SELECT status, versions FROM games WHERE id = ?", (game_id,)).fetchone()
-            if row is None or row["status"] == "done":
+            if row is None or row["status"] == ScheduleStatus.DONE:
                 return  # never counted twice
             versions: list[int] = json.loads(row["versions"])
             stamp = now()
@@ -730,14 +784,15 @@ class ArenaStore:
                 lost += 1
         return lost, len(rows)
 
-    def void_game(self, game_id: int, error: str, *, retry: bool, kind: str | None = None) -> None:
+    def void_game(self, game_id: int, error: str, *, retry: bool, kind: LadderIncident | None = None) -> None:
         """A game the platform could not play: back to pending (retry) or void, with an incident
         (``kind``: its kind, default ``retried`` or ``platform``)."""
         with self.transaction():
             self.db.execute("UPDATE games SET status = ?, error = ? WHERE id = ? AND status != 'done'",
-                            ("pending" if retry else "void", error[:2000], game_id))
+                            (ScheduleStatus.PENDING if retry else ScheduleStatus.VOID, error[:2000], game_id))
             self.db.execute("INSERT INTO incidents (at, game_id, kind, detail) VALUES (?, ?, ?, ?)",
-                            (now(), game_id, kind or ("retried" if retry else "platform"), error[:2000]))
+                            (now(), game_id, kind or (LadderIncident.RETRIED if retry else LadderIncident.PLATFORM),
+                             error[:2000]))
 
     def rerun_void(self) -> int:
         """Void games back to pending, to be played again; a game with a remote seat gets a
@@ -755,7 +810,7 @@ class ArenaStore:
                 self.db.execute("UPDATE games SET status = 'pending', attempts = 0 WHERE id = ?", (row["id"],))
             return len(rows)
 
-    def add_incident(self, kind: str, detail: str, game_id: int | None = None) -> None:
+    def add_incident(self, kind: LadderIncident, detail: str, game_id: int | None = None) -> None:
         with self.transaction():
             self.db.execute("INSERT INTO incidents (at, game_id, kind, detail) VALUES (?, ?, ?, ?)",
                             (now(), game_id, kind, detail[:2000]))
@@ -767,8 +822,8 @@ class ArenaStore:
         row = self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else _game(row)
 
-    def games(self, *, version_id: int | None = None, status: str = "done", limit: int = 50,
-              phase: str | None = None) -> list[Game]:
+    def games(self, *, version_id: int | None = None, status: ScheduleStatus = ScheduleStatus.DONE, limit: int = 50,
+              phase: GamePhase | None = None) -> list[Game]:
         """The newest games of a ``status`` (a :meth:`game_page` without its count)."""
         return self.game_page(version_ids=() if version_id is None else (version_id,), status=status, limit=limit,
                               phase=phase)[0]
@@ -788,27 +843,27 @@ class ArenaStore:
     def deal_over(self, game: Game) -> bool:
         """Whether ``game`` and the other half of its deal are both over for good: the other
         half done, or void with a version no longer active (``rerun-void`` never plays it)."""
-        if game.status != "done":
+        if game.status is not ScheduleStatus.DONE:
             return False
         partner = self.deal_partner(game)
-        if partner is None or partner.status == "done":
+        if partner is None or partner.status is ScheduleStatus.DONE:
             return True
-        if partner.status != "void":
+        if partner.status is not ScheduleStatus.VOID:
             return False
-        active = {v.id for v in self.versions(statuses=("active",))}
+        active = {v.id for v in self.versions(statuses=(VersionStatus.ACTIVE,))}
         return not all(v in active for v in partner.versions)
 
     def open_deals(self) -> set[tuple[int, int]]:
         """The deals (seeds) with a game not over for good: pending, running, or void and
         playable again (every version still active): what :meth:`deal_over` says no to."""
-        active = {v.id for v in self.versions(statuses=("active",))}
+        active = {v.id for v in self.versions(statuses=(VersionStatus.ACTIVE,))}
         return {(int(r["seed"]), int(r["bot_seed"])) for r in self.db.execute(
             "SELECT seed, bot_seed, status, versions FROM games WHERE status != 'done'")
-            if r["status"] != "void" or all(v in active for v in json.loads(r["versions"]))}
+            if r["status"] != ScheduleStatus.VOID or all(v in active for v in json.loads(r["versions"]))}
 
     def game_page(self, *, version_ids: Sequence[int] = (), result: str | None = None, ending: str | None = None,
-                  limit: int = 50, offset: int = 0, phase: str | None = None,
-                  status: str = "done") -> tuple[list[Game], int]:
+                  limit: int = 50, offset: int = 0, phase: GamePhase | None = None,
+                  status: ScheduleStatus = ScheduleStatus.DONE) -> tuple[list[Game], int]:
         """Games of a ``status`` (finished by default), newest first, filtered: with one of
         ``version_ids`` in a seat, ``result`` from their side (won, drawn, lost), by
         ``ending``; one page of them and how many match in all."""
@@ -834,11 +889,11 @@ class ArenaStore:
         rows = self.db.execute("SELECT *" + sql + " ORDER BY id DESC LIMIT ? OFFSET ?", (*args, limit, offset))
         return [_game(r) for r in rows], total
 
-    def records(self, phase: str = "ladder") -> dict[int, tuple[int, int, int]]:
+    def records(self, phase: GamePhase = GamePhase.LADDER) -> dict[int, tuple[int, int, int]]:
         """Per version: its finished games won, drawn and lost."""
         return self._tally("s.value", "", (phase,))
 
-    def head_to_head(self, version_id: int, phase: str = "ladder") -> dict[int, tuple[int, int, int]]:
+    def head_to_head(self, version_id: int, phase: GamePhase = GamePhase.LADDER) -> dict[int, tuple[int, int, int]]:
         """Per opponent version: the finished games ``version_id`` won, drew and lost against it."""
         return self._tally("o.value", ", json_each(g.versions) o WHERE s.value = ? AND o.key != s.key AND",
                            (version_id, phase))
@@ -862,7 +917,7 @@ class ArenaStore:
             "WHERE r.version_id = ? ORDER BY g.id", (version_id,))]
 
     def counts(self) -> dict[str, int]:
-        found = {s: 0 for s in ("pending", "running", "done", "void")}
+        found = {s.value: 0 for s in ScheduleStatus}
         for row in self.db.execute("SELECT status, COUNT(*) AS n FROM games GROUP BY status"):
             found[row["status"]] = row["n"]
         return found

@@ -56,10 +56,12 @@ from spite_web.live import ladder_routes
 from spite_web.replay_view import ViewError, viewer_data
 from tournaments.queries import ENDINGS, RESULTS, BadQuery, GameFilter, Queries, QueryError, RatingPoint
 from tournaments.ratings import Rating, board_order, wilson
+from tournaments.store import ScheduleStatus
 
 from .config import Competition
 from .ladder import LIVE, SlotHealth
-from .store import ArenaStore, ArenaStoreError, Entrant, Game, UploadLimit, Version, check_name, hash_key
+from .store import (ArenaStore, ArenaStoreError, Entrant, Game, GamePhase, LadderIncident, UploadLimit, Version,
+                    VersionKind, VersionStatus, check_name, hash_key)
 from .uploads import CHECKS_AT_ONCE, UploadError, check_log_dir, check_manifest, unpack
 
 HERE = Path(__file__).resolve().parent
@@ -167,10 +169,10 @@ def replay_access(store: ArenaStore, game: Game, tier: Tier, rule: str, entrant:
     if tier is Tier.ORGANIZER:
         return ReplayAccess(True, seats, True)
     own: tuple[int, ...] = ()
-    if tier is Tier.ENTRANT and entrant is not None and game.status == "done":
+    if tier is Tier.ENTRANT and entrant is not None and game.status is ScheduleStatus.DONE:
         owners = {v.id: v.entrant for v in (store.version(vid) for vid in set(game.versions)) if v}
         own = tuple(s for s, vid in enumerate(game.versions) if owners.get(vid) == entrant)
-    if game.status != "done":
+    if game.status is not ScheduleStatus.DONE:
         why = "in play: its cards stay hidden until the game and its deal's other half are over"
         return ReplayAccess(False, own, bool(own), why)
     if rule == "never":
@@ -189,8 +191,8 @@ def game_row(game: Game, titles: dict[int, str], open_deals: set[tuple[int, int]
     faults, log or replay paths. Who plays a game is shown once it is over: until then its
     seats are ``seat 0``, ``seat 1``, ... (as in its live view), since the ladder tells no bot its
     opponents (``hide_names``) and a page must not tell its owner, who could tell the bot."""
-    closed = (game.seed, game.bot_seed) in open_deals or game.status != "done"
-    over = game.status == "done"
+    closed = (game.seed, game.bot_seed) in open_deals or game.status is not ScheduleStatus.DONE
+    over = game.status is ScheduleStatus.DONE
     return {"id": game.id, "phase": game.phase, "status": game.status, "versions": list(game.versions) if over else [],
             "bots": [titles.get(v, str(v)) if over else f"seat {i}" for i, v in enumerate(game.versions)],
             "winners": list(game.winners),
@@ -221,7 +223,7 @@ def board_rows(versions: list[Version], records: dict[int, tuple[int, int, int]]
                      "wins": won, "draws": drawn, "losses": lost,
                      "win_rate": round(won / played, 4) if played else 0.0,
                      "win_rate_low": round(low, 4), "win_rate_high": round(high, 4),
-                     "online": None if v.kind != "remote" or online is None else v.id in online,
+                     "online": None if v.kind is not VersionKind.REMOTE or online is None else v.id in online,
                      "last_played_at": v.last_played_at})
     return rows
 
@@ -333,7 +335,7 @@ def version_or_404(store: ArenaStore, vid: int) -> Version:
 
 def game_or_404(store: ArenaStore, gid: int) -> Game:
     game = store.game(gid)
-    if game is None or game.phase != "ladder":
+    if game is None or game.phase is not GamePhase.LADDER:
         raise HTTPException(404, f"no ladder game {gid}")
     return game
 
@@ -370,13 +372,14 @@ def games_page(store: ArenaStore, wanted: GameFilter, among: tuple[int, ...] = (
     if wanted.bot is not None and not ids:
         return [], 0
     return store.game_page(version_ids=ids, result=wanted.result, ending=wanted.ending, limit=wanted.limit,
-                           offset=wanted.offset, phase="ladder")
+                           offset=wanted.offset, phase=GamePhase.LADDER)
 
 
 # -- public -------------------------------------------------------------------------------
 
 
-def leaderboard(store: ArenaStore, arena: Arena, statuses: tuple[str, ...] = ("active",)) -> list[dict[str, Any]]:
+def leaderboard(store: ArenaStore, arena: Arena,
+                statuses: tuple[VersionStatus, ...] = (VersionStatus.ACTIVE,)) -> list[dict[str, Any]]:
     return board_rows(store.versions(statuses=statuses), store.records(), arena.online())
 
 
@@ -385,13 +388,14 @@ async def index(request: Request) -> Response:
     with arena.reader() as store:
         rows = leaderboard(store, arena)
         counts, paused, row = store.counts(), store.paused, rows_of(store)
-        games = [row(g) for g in store.games(limit=10, phase="ladder")]
-        playing = [row(g) for g in store.games(status="running", limit=20, phase="ladder")]
+        games = [row(g) for g in store.games(limit=10, phase=GamePhase.LADDER)]
+        playing = [row(g) for g in store.games(status=ScheduleStatus.RUNNING, limit=20, phase=GamePhase.LADDER)]
     return page("ladder.html", request, rows=rows, counts=counts, paused=paused, games=games, playing=playing)
 
 
 async def api_leaderboard(request: Request) -> Response:
-    statuses = ("active", "retired") if request.query_params.get("all") == "1" else ("active",)
+    statuses = ((VersionStatus.ACTIVE, VersionStatus.RETIRED) if request.query_params.get("all") == "1"
+                else (VersionStatus.ACTIVE,))
     arena = ctx(request)
     with arena.reader() as store:
         return JSONResponse(leaderboard(store, arena, statuses))
@@ -427,7 +431,7 @@ def bot_view(store: ArenaStore, arena: Arena, vid: int) -> dict[str, Any]:
                 "played": w + d + l, "win_rate": round(w / (w + d + l), 4) if w + d + l else 0.0}
                for opponent, (w, d, l) in sorted(store.head_to_head(version.id).items(),
                                                  key=lambda item: -sum(item[1]))]
-    games, total = store.game_page(version_ids=(version.id,), limit=30, phase="ladder")
+    games, total = store.game_page(version_ids=(version.id,), limit=30, phase=GamePhase.LADDER)
     return {"version": version, "row": {k: v for k, v in row.items() if k != "rank"},
             "ratings": [{"finished_at": at, "mu": round(mu, 4), "sigma": round(sigma, 4)} for at, mu, sigma in history],
             "head_to_head": against, "games": [rows_of(store)(g) for g in games], "total": total}
@@ -448,7 +452,7 @@ async def api_bot(request: Request) -> Response:
     with arena.reader() as store:
         view = bot_view(store, arena, request.path_params["vid"])
     version = view["version"]
-    return JSONResponse({**view["row"], "reason": version.reason if version.status == "disabled" else "",
+    return JSONResponse({**view["row"], "reason": version.reason if version.status is VersionStatus.DISABLED else "",
                          "ratings": view["ratings"], "head_to_head": view["head_to_head"],
                          "recent_games": view["games"]})
 
@@ -741,15 +745,15 @@ async def api_submit(request: Request) -> Response:
         try:  # up to unpacked_mb of writing: off the event loop
             manifest = await asyncio.to_thread(unpack_and_read)
         except (UploadError, ArenaStoreError) as error:
-            service.store.add_incident("refused", f"{entrant.name}: {error}")
+            service.store.add_incident(LadderIncident.REFUSED, f"{entrant.name}: {error}")
             raise HTTPException(422, str(error)) from None
         try:
             with service.store.transaction():
                 service.store.check_room(entrant.id, manifest.name, bots=limits.bots, versions=limits.versions)
         except ArenaStoreError as error:
-            service.store.add_incident("refused", f"{entrant.name}: {error}")
+            service.store.add_incident(LadderIncident.REFUSED, f"{entrant.name}: {error}")
             raise HTTPException(422, str(error)) from None
-        vid = service.store.add_checking_version(entrant.id, manifest.name, manifest.version, "upload",
+        vid = service.store.add_checking_version(entrant.id, manifest.name, manifest.version, VersionKind.UPLOAD,
                                                  str(staging / "bot.toml"), service.competition.rating, slot)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -799,7 +803,7 @@ async def api_admin(request: Request) -> Response:
                              "workers": [vars(h) for h in service.health()], "entrants": store.entrant_rows(),
                              "remote": [{**r, "version": titles.get(r["version_id"], "?")} for r in remote],
                              "disabled": [{"id": v.id, "version": v.title, "reason": v.reason}
-                                          for v in store.versions(statuses=("disabled",))]})
+                                          for v in store.versions(statuses=(VersionStatus.DISABLED,))]})
 
 
 async def api_admin_action(request: Request) -> Response:
@@ -828,9 +832,9 @@ async def api_admin_disable(request: Request) -> Response:
     version = service.store.version(vid)
     if version is None:
         raise HTTPException(404, f"no bot version {vid} (the leaderboard and /bots/ID show the ids)")
-    if version.status not in ("active", "checking"):
+    if version.status not in (VersionStatus.ACTIVE, VersionStatus.CHECKING):
         raise HTTPException(409, f"{version.title} (id {vid}) is {version.status} already, not on the ladder")
-    service.store.set_version_status(vid, "disabled", reason)
+    service.store.set_version_status(vid, VersionStatus.DISABLED, reason)
     return JSONResponse({"ok": True, "id": vid, "version": version.title, "status": "disabled",
                          "reason": reason})
 

@@ -91,11 +91,11 @@ def cmd_flag(args: argparse.Namespace) -> int:
 
 
 def cmd_disable(args: argparse.Namespace) -> int:
-    from spite_arena.store import ArenaStoreError
+    from spite_arena.store import ArenaStoreError, VersionStatus
 
     try:
         with _store(args) as store:
-            store.set_version_status(args.version, "disabled", args.reason)
+            store.set_version_status(args.version, VersionStatus.DISABLED, args.reason)
     except ArenaStoreError as error:
         print(f"spite arena disable: {error}", file=sys.stderr)
         return 2
@@ -174,10 +174,11 @@ def status_table(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from spite_arena.store import VersionStatus
     from spite_arena.web import board_rows
 
     with _store(args) as store:
-        rows = board_rows(store.versions(statuses=("active",)), store.records())
+        rows = board_rows(store.versions(statuses=(VersionStatus.ACTIVE,)), store.records())
         counts, paused = store.counts(), store.paused
     workers = _workers(args) if args.server else None
     if args.json:

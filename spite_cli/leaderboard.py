@@ -13,6 +13,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.table import Table
 from rich.text import Text
 
+from tournaments.queries import Leaderboard
 from tournaments.standings import BotHealth
 
 FORMATS = ("table", "json", "csv", "markdown")
@@ -215,11 +216,11 @@ def rich_head_to_head(board: Sequence[dict[str, Any]], h2h: dict[str, dict[str, 
     return FitHeadToHead(board, h2h)
 
 
-def render(fmt: str, board: Sequence[dict[str, Any]], h2h: dict[str, dict[str, dict[str, float]]],
-           meta: dict[str, Any], show_points: bool) -> str | Group:
+def render(fmt: str, leaderboard: Leaderboard) -> str | Group:
     """The leaderboard in ``fmt``: a rich renderable for ``table``, text for the others."""
+    board, h2h, show_points = leaderboard.board(), leaderboard.head_to_head, leaderboard.show_points
     if fmt == "json":
-        return json.dumps({**meta, "leaderboard": list(board), "head_to_head": h2h}, indent=2)
+        return json.dumps({**leaderboard.meta, "leaderboard": board, "head_to_head": h2h}, indent=2)
     if fmt == "csv":
         buffer = io.StringIO()
         columns = ["rank", "name", "mu", "sigma", "conservative", "matches", "games", "wins", "draws", "losses",
@@ -230,7 +231,7 @@ def render(fmt: str, board: Sequence[dict[str, Any]], h2h: dict[str, dict[str, d
         writer.writerows(board)
         return buffer.getvalue().rstrip("\n")
     if fmt == "markdown":
-        lines = [f"### {meta['title']}", "", "| " + " | ".join(_headers(show_points)) + " |",
+        lines = [f"### {leaderboard.title}", "", "| " + " | ".join(_headers(show_points)) + " |",
                  "|" + "---|" * len(_headers(show_points))]
         lines += ["| " + " | ".join(_cells(row, show_points)) + " |" for row in board]
         names = [row["name"] for row in board]
@@ -238,10 +239,10 @@ def render(fmt: str, board: Sequence[dict[str, Any]], h2h: dict[str, dict[str, d
                   "| | " + " | ".join(names) + " |", "|" + "---|" * (len(names) + 1)]
         lines += ["| " + a + " | " + " | ".join("·" if a == b else _score(h2h[a].get(b)) for b in names) + " |"
                   for a in names]
-        if meta.get("note"):
-            lines += ["", meta["note"]]
+        if leaderboard.note:
+            lines += ["", leaderboard.note]
         return "\n".join(lines)
-    parts: list[Any] = [rich_table(board, meta["title"], show_points), rich_head_to_head(board, h2h)]
-    if meta.get("note"):
-        parts.append(Text(meta["note"], style="dim"))
+    parts: list[Any] = [rich_table(board, leaderboard.title, show_points), rich_head_to_head(board, h2h)]
+    if leaderboard.note:
+        parts.append(Text(leaderboard.note, style="dim"))
     return Group(*parts)

@@ -52,7 +52,7 @@ def cmd_seed_reveal(args: argparse.Namespace) -> int:
     import tomllib
 
     from tournaments import seeds
-    from tournaments.store import Store, StoreError
+    from tournaments.store import Store, StoreError, TournamentStatus
 
     check_store(Path(args.db), must_exist=True)
     try:
@@ -70,7 +70,7 @@ def cmd_seed_reveal(args: argparse.Namespace) -> int:
         print(f"spite seed reveal: tournament {found.name!r} (#{found.id}) has no committed seed "
               f"(its master seed {found.master_seed} was never secret)", file=sys.stderr)
         return 2
-    if found.status != "finished":
+    if found.status is not TournamentStatus.FINISHED:
         print(f"spite seed reveal: tournament {found.name!r} (#{found.id}) is {found.status}, not finished: "
               "the seed stays secret until every match is played", file=sys.stderr)
         return 2

@@ -48,8 +48,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
               + (f" --db {args.db}" if args.db != "spite.db" else ""), file=sys.stderr)
         return 130
     console = wide_console()
-    show_points = config.rules.scoring != "win" or bool(config.rules.match_points)
-    console.print(leaderboard.rich_table(outcome.board, f"{config.name} · {config.rules.name}", show_points))
+    console.print(leaderboard.rich_table(outcome.board, f"{config.name} · {config.rules.name}",
+                                         config.rules.scores_points))
     for line in leaderboard.failing_lines(outcome.failing):
         console.print(line)
     rate = outcome.played / outcome.elapsed_s if outcome.elapsed_s else 0.0
@@ -91,7 +91,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             board = queries.leaderboard(args.tournament, overrides=overrides, recompute=args.recompute)
     except QueryError as error:
         return fail("leaderboard", str(error))
-    output = leaderboard.render(args.format, board.board(), board.head_to_head, board.meta, board.show_points)
+    output = leaderboard.render(args.format, board)
     if isinstance(output, str):
         print_json(output)  # also csv and markdown: alone on stdout, quiet on `| head`
     else:

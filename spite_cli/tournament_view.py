@@ -95,5 +95,4 @@ def make_view(config: TournamentConfig, plain: bool | None, out: TextIO | None =
     console = Console(file=stream, force_terminal=True if plain is False else None)
     if plain or (plain is None and not console.is_terminal):
         return PlainView(stream)
-    show_points = config.rules.scoring != "win" or bool(config.rules.match_points)
-    return LiveView(console, f"{config.name} · {config.rules.name}", show_points)
+    return LiveView(console, f"{config.name} · {config.rules.name}", config.rules.scores_points)

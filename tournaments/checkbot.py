@@ -28,6 +28,7 @@ from referee.core.deadlines import TimeControl
 from referee.core.match import MatchConfig, Policy
 from referee.core.reports import SeatReport
 from referee.core.status import SeatStatus
+from referee.transports.stdio import CODECS
 from spite_engine import Ending, RulesError, RuleSet, parse_rules
 
 from . import botlogs
@@ -327,8 +328,9 @@ def _checks(manifest: BotManifest, games: int, seed: int, time_control: TimeCont
                         "after MatchOver the referee ends the stream: return from main with status 0"))
 
     if manifest.transport == "stdio":
-        stray = [f for r in reports for f in r.faults
-                 if "unreadable line on stdout" in f or "unreadable frame on stdout" in f]
-        checks.append(Check("stdout", not stray, "no stray output on stdout" if not stray else stray[0][:300],
+        stray = sum(r.unreadable for r in reports)
+        unit = CODECS[manifest.stdio_format].unit
+        checks.append(Check("stdout", not stray, "no stray output on stdout" if not stray else
+                            f"{stray} unreadable {unit}(s) on stdout, each a malformed action",
                             "stdout carries only protocol messages (lines or frames): write logs to stderr"))
     return checks

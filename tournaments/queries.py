@@ -23,9 +23,9 @@ from referee.core.replay import bot_log_path
 from spite_engine import Ending, RulesError, parse_rules
 
 from .ratings import RatingParams, Ratings, placings
-from .standings import Standings, head_to_head
+from .standings import StandingRow, Standings, head_to_head
 from .standings import rows as standing_rows
-from .store import FinishedMatch, GameRecord, Store, StoreError, TournamentRow
+from .store import FinishedMatch, GameRecord, Store, StoreError, TournamentRow, TournamentStatus
 from .timing import bucket_value
 
 RESULTS = ("won", "drawn", "lost")
@@ -52,7 +52,7 @@ class TournamentInfo:
     name: str
     file: str
     rules: str
-    status: str
+    status: TournamentStatus
     created_at: str
     finished_at: str | None
     matches: dict[str, int]
@@ -64,54 +64,37 @@ class TournamentInfo:
 
 
 @dataclass(frozen=True)
-class StandingRow:
-    """One entrant's line of the leaderboard (the keys of ``spite leaderboard --format json``)."""
-
-    rank: int
-    name: str
-    members: tuple[str, ...]
-    mu: float
-    sigma: float
-    conservative: float
-    matches: int
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    points: int
-    win_rate: float
-    win_rate_low: float
-    win_rate_high: float
-    timeouts: int
-    illegal_moves: int
-    malformed: int
-    crashes: int
-    decisions: int
-    decision_ms_p50: float
-    decision_ms_p99: float
-    cpu_ms_per_decision: float
-    benched: str
-
-    @property
-    def faults(self) -> int:
-        return self.timeouts + self.illegal_moves + self.malformed + self.crashes
-
-    def as_dict(self) -> dict[str, Any]:
-        return {**dataclasses.asdict(self), "members": list(self.members)}
-
-
-@dataclass(frozen=True)
 class Leaderboard:
     tournament: TournamentInfo
     rows: tuple[StandingRow, ...]
     head_to_head: dict[str, dict[str, dict[str, float]]]
     """Row entrant -> column entrant -> {"score": wins + draws/2, "played": matches}."""
-    meta: dict[str, Any]
-    """Title, note, tournament and rating parameters, as ``--format json`` prints them."""
+    title: str
+    note: str
+    """Why the ratings were recomputed, and the deals' commitment, if any."""
+    rating: RatingParams
+    recomputed: bool
+    """Rated again from every finished match (new parameters, or the stored history did not fit)."""
+    master_seed: int | None
+    """None while a committed seed is still secret (the tournament is not finished)."""
+    seed_commitment: str | None
     show_points: bool
     """Whether match points mean something beyond W/D/L under this rule set."""
     games: int
     match_draws: int
+
+    @property
+    def meta(self) -> dict[str, object]:
+        """Title, note, tournament and rating parameters, as ``--format json`` prints them."""
+        info = self.tournament
+        tournament: dict[str, object] = {
+            "id": info.id, "name": info.name, "file": info.file, "rules": info.rules, "status": info.status,
+            "matches": dict(info.matches), "games": self.games, "match_draws": self.match_draws,
+            "master_seed": self.master_seed}
+        if self.seed_commitment:
+            tournament["seed_commitment"] = self.seed_commitment
+        return {"title": self.title, "note": self.note, "tournament": tournament,
+                "ratings": {**self.rating.to_dict(), "recomputed": self.recomputed}}
 
     def board(self) -> list[dict[str, Any]]:
         return [row.as_dict() for row in self.rows]
@@ -356,30 +339,21 @@ class Queries:
         except (ValueError, ZeroDivisionError) as error:
             raise BadQuery(f"bad rating parameters {params}: {error}") from None
         standings, ratings, finished, recompute, note = self._standings(found, params, recompute or bool(overrides))
-        counts = self.store.counts(found.id)
-        rows = tuple(StandingRow(**{**row, "members": tuple(row["members"])})
-                     for row in standing_rows(standings, ratings))
+        info = self._info(found)
+        rows = tuple(standing_rows(standings, ratings))
         h2h = head_to_head(standings, [row.name for row in rows])
-        rules = found.config.get("rules", "?")
-        title = (f"{found.name} (#{found.id}) · {rules} · {counts['done']}/{sum(counts.values())} matches · "
+        title = (f"{found.name} (#{found.id}) · {info.rules} · {info.matches['done']}/{info.total} matches · "
                  f"{found.status}" + (" · recomputed" if recompute else ""))
-        meta: dict[str, Any] = {"title": title, "note": note,
-                                "tournament": {"id": found.id, "name": found.name, "file": found.file, "rules": rules,
-                                               "status": found.status, "matches": counts,
-                                               "games": standings.games, "match_draws": standings.draws},
-                                "ratings": {**params.to_dict(), "recomputed": recompute}}
-        commitment = found.config.get("seed_commitment")
-        meta["tournament"]["master_seed"] = (found.master_seed if not commitment or found.status == "finished"
-                                             else None)  # a committed seed stays secret until the end
+        commitment = found.config.get("seed_commitment") or None
         if commitment:
-            meta["tournament"]["seed_commitment"] = commitment
-            meta["note"] = "; ".join(filter(None, [note, f"deals committed: {commitment}"]))
+            note = "; ".join(filter(None, [note, f"deals committed: {commitment}"]))
         try:
-            parsed = parse_rules(rules)
-            show_points = parsed.scoring != "win" or bool(parsed.match_points)
+            show_points = parse_rules(info.rules).scores_points
         except RulesError:  # a rule set this version no longer knows: show everything
             show_points = True
-        return Leaderboard(self._info(found), rows, h2h, meta, show_points, standings.games, standings.draws)
+        master_seed = found.master_seed if not commitment or found.status is TournamentStatus.FINISHED else None
+        return Leaderboard(info, rows, h2h, title, note, params, recompute, master_seed,
+                           str(commitment) if commitment else None, show_points, standings.games, standings.draws)
 
     def _standings(self, found: TournamentRow, params: RatingParams, recompute: bool
                    ) -> tuple[Standings, Ratings, list[FinishedMatch], bool, str]:

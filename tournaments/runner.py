@@ -38,7 +38,7 @@ from .jobs import JobResult, MatchJob, SeatJob
 from .ratings import Ratings, placings, separated
 from .schedule import Scheduler
 from .standings import BotHealth, Standings, rows
-from .store import FinishedMatch, MatchRow, Store
+from .store import FinishedMatch, IncidentKind, MatchRow, ScheduleStatus, Store, TournamentStatus
 from .views import PlainView, View
 
 MAX_ATTEMPTS = 3
@@ -107,8 +107,8 @@ def open_tournament(store: Store, config: TournamentConfig, fingerprints: dict[s
                     f"cannot resume tournament {config.name!r}: bot(s) {', '.join(moved)} changed since it started "
                     f"(manifest fingerprint differs); results would mix two versions. Start a new tournament.")
             reset = store.recover(found.id)
-            if found.status != "running":
-                store.set_status(found.id, "running")
+            if found.status is not TournamentStatus.RUNNING:
+                store.set_status(found.id, TournamentStatus.RUNNING)
             say(f"resuming tournament {config.name!r} (#{found.id})"
                 + (f": {reset} interrupted match(es) will be played again" if reset else ""))
             return found.id
@@ -118,7 +118,7 @@ def open_tournament(store: Store, config: TournamentConfig, fingerprints: dict[s
         if earlier is not None:
             say(f"{store.path} already holds tournament {config.name!r} (#{earlier.id}, {earlier.status}); starting "
                 f"a new one" + (f" (to go on with #{earlier.id} instead: --resume-id {earlier.id})"
-                                if earlier.status != "finished" else ""))
+                                if earlier.status is not TournamentStatus.FINISHED else ""))
     bots = [(name, m.version, fingerprints[name], config.bot_specs[name]) for name, m in sorted(config.bots.items())]
     return store.create_tournament(config.name, str(config.path), identity, config.seed, bots, config.entrants)
 
@@ -161,7 +161,7 @@ def matches_at_once(store: Store, tournament_id: int, config: TournamentConfig) 
     """The most matches this run can play at once, so it never starts more workers than
     matches: those left to play, or (when the stop rule may add rounds) a round's."""
     matches = store.matches(tournament_id)
-    left = sum(m.status not in ("done", "void") for m in matches)
+    left = sum(m.status not in (ScheduleStatus.DONE, ScheduleStatus.VOID) for m in matches)
     if config.stop.rule == "separated":
         left = max([left, *Counter(m.round for m in matches).values()])
     return max(1, left)
@@ -213,7 +213,7 @@ def describe(match: MatchRow | FinishedMatch, points: tuple[int, ...], games: in
 @dataclass
 class RunSummary:
     tournament_id: int
-    status: str
+    status: TournamentStatus
     done: int
     void: int
     rounds: int
@@ -254,14 +254,14 @@ class Runner:
             if match.ordinal in finished:
                 self.standings.add(finished[match.ordinal])
                 rows += self.frontier.finish(match.ordinal, match.entrants, finished[match.ordinal].points)
-            elif match.status == "void":  # benched: stays void, never rated
+            elif match.status is ScheduleStatus.VOID:  # benched: stays void, never rated
                 rows += self.frontier.finish(match.ordinal, None, None)
         self.store.put_ratings(self.tournament_id, rows)
         for bot, reason in self.store.benched(self.tournament_id).items():
             self.standings.bench(bot, reason)
 
     def _board(self) -> list[dict[str, Any]]:
-        return rows(self.standings, self.frontier.ratings)
+        return [row.as_dict() for row in rows(self.standings, self.frontier.ratings)]
 
     async def run(self) -> RunSummary:
         started = time.perf_counter()
@@ -275,7 +275,7 @@ class Runner:
                 for bot, health in self.standings.health.items():
                     if health.benched:
                         self._bench(bot, health.benched)
-                self.queue.extend(self.store.matches(self.tournament_id, "pending"))
+                self.queue.extend(self.store.matches(self.tournament_id, ScheduleStatus.PENDING))
                 if self.queue:
                     slots = min(self.backend.slots, len(self.queue))
                     await asyncio.gather(*(self._slot(i) for i in range(slots)))
@@ -287,8 +287,8 @@ class Runner:
         finally:
             await self.backend.stop()
         counts = self.store.counts(self.tournament_id)
-        self.store.set_status(self.tournament_id, "finished")
-        return RunSummary(self.tournament_id, "finished", counts["done"], counts["void"], self.rounds,
+        self.store.set_status(self.tournament_id, TournamentStatus.FINISHED)
+        return RunSummary(self.tournament_id, TournamentStatus.FINISHED, counts["done"], counts["void"], self.rounds,
                           time.perf_counter() - started, self._board(), self.standings.failing(), self.played,
                           self.platform_void)
 
@@ -379,7 +379,7 @@ class Runner:
 
     def _bench(self, bot: str, reason: str) -> None:
         """Void every pending match of ``bot`` (in the store and the queue), with the reason."""
-        pending = [m for m in self.store.matches(self.tournament_id, "pending") if bot in m.bots]
+        pending = [m for m in self.store.matches(self.tournament_id, ScheduleStatus.PENDING) if bot in m.bots]
         if not pending and bot in self.store.benched(self.tournament_id):
             return
         rows = [row for m in pending for row in self.frontier.finish(m.ordinal, None, None)]
@@ -391,13 +391,13 @@ class Runner:
         up to ``MAX_ATTEMPTS`` tries, then void it. Every failed try is an incident in the store."""
         tries = self.failures[match.id] = self.failures.get(match.id, 0) + 1
         if tries < MAX_ATTEMPTS:
-            self.store.add_incident(self.tournament_id, match.id, "retried", error, True)
+            self.store.add_incident(self.tournament_id, match.id, IncidentKind.RETRIED, error, True)
             self.view.note(f"match {match.ordinal} (round {match.round}): not played to the end, playing it again "
                            f"(attempt {tries + 1} of {MAX_ATTEMPTS}): {error}")
             self.store.release(match.id)
             self.queue.append(match)
             return
-        self.store.add_incident(self.tournament_id, match.id, "void", error, True)
+        self.store.add_incident(self.tournament_id, match.id, IncidentKind.VOID, error, True)
         rows = self.frontier.finish(match.ordinal, None, None)
         self.store.mark_void(match, error, rows)
         self.platform_void += 1
@@ -446,7 +446,7 @@ def run_tournament(config: TournamentConfig, options: RunOptions, out: TextIO | 
             with contextlib.suppress(Exception):
                 for match_id in list(runner.running):
                     store.release(match_id)
-                store.set_status(tournament_id, "stopped")
+                store.set_status(tournament_id, TournamentStatus.STOPPED)
             raise
         finally:
             view.close()

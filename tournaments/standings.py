@@ -9,9 +9,12 @@ entrants the head-to-head score (1 for finishing ahead, 1/2 for level). Ratings 
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
+
+from spite_engine import Ending
 
 from .ratings import Ratings, placings, wilson
 from .schedule import Entrant
@@ -64,7 +67,7 @@ class BotHealth:
         return self.timeouts + self.illegal_moves + self.malformed + self.crashes
 
 
-FAILED_ENDINGS = frozenset({"crash", "disconnect", "timeout", "no-show"})
+FAILED_ENDINGS = frozenset(e.value for e in (Ending.CRASH, Ending.DISCONNECT, Ending.TIMEOUT, Ending.NO_SHOW))
 """Game endings that count against the bot at fault when judging chronic failure."""
 
 
@@ -135,8 +138,45 @@ class Standings:
                       key=lambda item: (-item[1].faults / max(1, item[1].matches), item[0]))
 
 
-def rows(standings: Standings, ratings: Ratings) -> list[dict[str, Any]]:
-    """One plain dict per entrant, best first (mu - 3 sigma)."""
+@dataclass(frozen=True)
+class StandingRow:
+    """One entrant's line of the leaderboard (the keys of ``spite leaderboard --format json``)."""
+
+    rank: int
+    name: str
+    members: tuple[str, ...]
+    mu: float
+    sigma: float
+    conservative: float
+    matches: int
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    points: int
+    win_rate: float
+    win_rate_low: float
+    win_rate_high: float
+    timeouts: int
+    illegal_moves: int
+    malformed: int
+    crashes: int
+    decisions: int
+    decision_ms_p50: float
+    decision_ms_p99: float
+    cpu_ms_per_decision: float
+    benched: str
+
+    @property
+    def faults(self) -> int:
+        return self.timeouts + self.illegal_moves + self.malformed + self.crashes
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "members": list(self.members)}
+
+
+def rows(standings: Standings, ratings: Ratings) -> list[StandingRow]:
+    """One row per entrant, best first (mu - 3 sigma)."""
     order = {name: i for i, (name, _) in enumerate(ratings.leaderboard())}
     names = sorted(standings.entrants, key=lambda n: (order.get(n, len(order)), n))
     out = []
@@ -144,21 +184,21 @@ def rows(standings: Standings, ratings: Ratings) -> list[dict[str, Any]]:
         stats = standings.entrants[name]
         rating = ratings.get(name)
         low, high = wilson(stats.wins, stats.matches)
-        out.append({
-            "rank": rank, "name": name, "members": list(stats.members),
-            "mu": round(rating.mu, 3), "sigma": round(rating.sigma, 3), "conservative": round(rating.conservative, 3),
-            "matches": stats.matches, "games": stats.games, "wins": stats.wins, "draws": stats.draws,
-            "losses": stats.losses, "points": stats.points,
-            "win_rate": round(stats.wins / stats.matches, 4) if stats.matches else 0.0,
-            "win_rate_low": round(low, 4), "win_rate_high": round(high, 4),
-            "timeouts": stats.timeouts, "illegal_moves": stats.illegal_moves, "malformed": stats.malformed,
-            "crashes": stats.crashes, "decisions": stats.decisions,
-            "decision_ms_p50": round(percentile(dict(stats.histogram), 0.5) / 1000, 3),
-            "decision_ms_p99": round(percentile(dict(stats.histogram), 0.99) / 1000, 3),
-            "cpu_ms_per_decision": round(stats.cpu_us / stats.decisions / 1000, 3) if stats.decisions else 0.0,
-            "benched": "; ".join(standings.health[m].benched for m in dict.fromkeys(stats.members)
-                                 if m in standings.health and standings.health[m].benched),
-        })
+        out.append(StandingRow(
+            rank=rank, name=name, members=tuple(stats.members),
+            mu=round(rating.mu, 3), sigma=round(rating.sigma, 3), conservative=round(rating.conservative, 3),
+            matches=stats.matches, games=stats.games, wins=stats.wins, draws=stats.draws,
+            losses=stats.losses, points=stats.points,
+            win_rate=round(stats.wins / stats.matches, 4) if stats.matches else 0.0,
+            win_rate_low=round(low, 4), win_rate_high=round(high, 4),
+            timeouts=stats.timeouts, illegal_moves=stats.illegal_moves, malformed=stats.malformed,
+            crashes=stats.crashes, decisions=stats.decisions,
+            decision_ms_p50=round(percentile(dict(stats.histogram), 0.5) / 1000, 3),
+            decision_ms_p99=round(percentile(dict(stats.histogram), 0.99) / 1000, 3),
+            cpu_ms_per_decision=round(stats.cpu_us / stats.decisions / 1000, 3) if stats.decisions else 0.0,
+            benched="; ".join(standings.health[m].benched for m in dict.fromkeys(stats.members)
+                              if m in standings.health and standings.health[m].benched),
+        ))
     return out
 
 

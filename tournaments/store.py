@@ -33,12 +33,14 @@ file that way; readers take no lock.
 from __future__ import annotations
 
 import datetime as dt
+import enum
 import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from referee.core.status import SeatStatus
 
 from .jobs import JobResult
 from .sqlite_file import StoreError as StoreError
@@ -48,7 +50,40 @@ from .schedule import Entrant, ScheduledMatch
 
 SCHEMA_VERSION = 2
 DEFAULT_DB = "spite.db"
-STATUSES = ("pending", "running", "done", "void")
+
+
+class ScheduleStatus(enum.StrEnum):
+    """Where a scheduled match is (the ``matches.status`` column; a ladder's game, too)."""
+
+    PENDING = "pending"
+    """Journaled, waiting for a worker (again, after a resume)."""
+    RUNNING = "running"
+    """Taken by a worker."""
+    DONE = "done"
+    """Played: its games and seats are stored."""
+    VOID = "void"
+    """Not played: a worker or the referee failed, or a bot in it was benched."""
+
+
+class TournamentStatus(enum.StrEnum):
+    """A tournament's ``status`` column."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+    """Every match journaled is done or void, and the stop rule journals no more."""
+    STOPPED = "stopped"
+    """Interrupted; ``--resume`` goes on."""
+
+
+class IncidentKind(enum.StrEnum):
+    """What an ``incidents`` row records."""
+
+    RETRIED = "retried"
+    """A failed attempt at a match, played again."""
+    VOID = "void"
+    """The match's last failed attempt: it stays void."""
+    BENCHED = "benched"
+    """A bot taken out for failing chronically."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -179,7 +214,7 @@ class TournamentRow:
     file: str
     config: dict[str, Any]
     master_seed: int
-    status: str
+    status: TournamentStatus
     created_at: str
     finished_at: str | None
 
@@ -197,7 +232,7 @@ class MatchRow:
     seed: int
     bot_seed: int
     max_games: int
-    status: str
+    status: ScheduleStatus
     attempts: int
     error: str | None
 
@@ -211,7 +246,8 @@ class GameRecord:
     seed: int
     first_seat: int
     ending: str
-    """A ``spite_engine.Ending`` value."""
+    """A ``spite_engine.Ending`` value (a plain Enum: the record keeps its string, as the
+    games list, its filters and its JSON use it)."""
     by_rules: bool
     """Ended by the rules (not cut off by the referee)."""
     winners: tuple[int, ...]
@@ -240,7 +276,7 @@ class SeatRecord:
     entrant: str
     version: str
     """What the bot said in its Hello."""
-    status: str
+    status: SeatStatus
     points: int
     timeouts: int
     illegal_moves: int
@@ -259,7 +295,8 @@ class SeatRecord:
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> SeatRecord:
-        return cls(row["match_id"], row["seat"], row["bot"], row["entrant"], row["version"], row["status"],
+        return cls(row["match_id"], row["seat"], row["bot"], row["entrant"], row["version"],
+                   SeatStatus(row["status"]),
                    row["points"], row["timeouts"], row["illegal_moves"], row["malformed"], row["crashes"],
                    row["decisions"], row["decision_us_p50"], row["decision_us_p99"],
                    {int(k): v for k, v in json.loads(row["decision_histogram"]).items()},
@@ -423,16 +460,16 @@ class Store:
         if row is None:
             return None
         return TournamentRow(row["id"], row["name"], row["file"], json.loads(row["config"]), int(row["master_seed"]),
-                             row["status"], row["created_at"], row["finished_at"])
+                             TournamentStatus(row["status"]), row["created_at"], row["finished_at"])
 
     def tournaments(self) -> list[TournamentRow]:
         rows = self.db.execute("SELECT id FROM tournaments ORDER BY id").fetchall()
         return [t for t in (self.tournament(int(r["id"])) for r in rows) if t is not None]
 
-    def set_status(self, tournament_id: int, status: str) -> None:
+    def set_status(self, tournament_id: int, status: TournamentStatus) -> None:
         with self.transaction():
             self.db.execute("UPDATE tournaments SET status = ?, finished_at = ? WHERE id = ?",
-                            (status, now() if status != "running" else None, tournament_id))
+                            (status.value, now() if status is not TournamentStatus.RUNNING else None, tournament_id))
 
     def bots(self, tournament_id: int) -> list[dict[str, str]]:
         return [dict(r) for r in self.db.execute(
@@ -457,17 +494,17 @@ class Store:
                 [(tournament_id, first + i, m.round, m.unit, m.rotation, json.dumps(list(m.entrants)),
                   json.dumps(list(m.bots)), str(m.seed), str(m.bot_seed), max_games) for i, m in enumerate(matches)])
 
-    def matches(self, tournament_id: int, status: str | None = None) -> list[MatchRow]:
+    def matches(self, tournament_id: int, status: ScheduleStatus | None = None) -> list[MatchRow]:
         """The schedule in order (optionally only the matches with ``status``)."""
         query = "SELECT * FROM matches WHERE tournament_id = ?"
         args: tuple[Any, ...] = (tournament_id,)
         if status is not None:
             query += " AND status = ?"
-            args += (status,)
+            args += (status.value,)
         return [_match_row(r) for r in self.db.execute(query + " ORDER BY ordinal", args)]
 
     def counts(self, tournament_id: int) -> dict[str, int]:
-        counts = dict.fromkeys(STATUSES, 0)
+        counts = dict.fromkeys((status.value for status in ScheduleStatus), 0)
         for row in self.db.execute("SELECT status, COUNT(*) FROM matches WHERE tournament_id = ? GROUP BY status",
                                    (tournament_id,)):
             counts[row[0]] = row[1]
@@ -545,13 +582,13 @@ class Store:
                             "WHERE id = ? AND status IN ('pending', 'running')", (now(), error[:4000], match.id))
             self._add_ratings(match.tournament_id, ratings)
 
-    def add_incident(self, tournament_id: int, match_id: int | None, kind: str, detail: str,
+    def add_incident(self, tournament_id: int, match_id: int | None, kind: IncidentKind, detail: str,
                      platform_fault: bool) -> None:
         """Record a failed attempt at a match (``retried``/``void``) or a bot ``benched``."""
         with self.transaction():
             self.db.execute("INSERT INTO incidents (tournament_id, match_id, at, kind, platform_fault, detail) "
                             "VALUES (?, ?, ?, ?, ?, ?)",
-                            (tournament_id, match_id, now(), kind, int(platform_fault), detail[:4000]))
+                            (tournament_id, match_id, now(), kind.value, int(platform_fault), detail[:4000]))
 
     def incidents(self, tournament_id: int) -> list[dict[str, Any]]:
         return [dict(r) for r in self.db.execute(
@@ -632,7 +669,7 @@ class Store:
 def _match_row(r: sqlite3.Row) -> MatchRow:
     return MatchRow(r["id"], r["tournament_id"], r["ordinal"], r["round"], r["unit"], r["rotation"],
                     tuple(json.loads(r["entrants"])), tuple(json.loads(r["bots"])), int(r["seed"]), int(r["bot_seed"]),
-                    r["max_games"], r["status"], r["attempts"], r["error"])
+                    r["max_games"], ScheduleStatus(r["status"]), r["attempts"], r["error"])
 
 
 def _statements(script: str) -> list[str]:

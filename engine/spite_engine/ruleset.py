@@ -120,6 +120,12 @@ class RuleSet:
             raise RulesError(f"rule set {self.name!r}: " + "; ".join(problems))
 
     @property
+    def scores_points(self) -> bool:
+        """Whether a match's points say more than its wins, draws and losses: cards left in
+        the losers' stocks are scored, or a match is played to ``match_points``."""
+        return self.scoring != "win" or bool(self.match_points)
+
+    @property
     def stocks(self) -> int:
         """Number of stocks: one per seat, or one per team with ``partners``."""
         return 2 if self.partners else self.players

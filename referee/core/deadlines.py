@@ -40,6 +40,14 @@ GIVEN_CAP = 10
 a bot still owed more than the lag limit then makes the match void, never a loss."""
 
 
+def connect_cap_ms(connect_ms: int) -> int:
+    """The longest a launched seat may take to connect: its ``connect_ms`` extended by the time
+    a starved start-up was not given, up to ``GIVEN_CAP`` times (``Match._wait_for_seats``).
+    A launched gRPC bot's SDK waits this long for the referee (``SPITE_CONNECT_TIMEOUT``), and
+    a stdio bot's pipe this long for its Hello."""
+    return GIVEN_CAP * connect_ms
+
+
 def given_slack_ms(window_s: float) -> float:
     """The time a bot may still be owed when its extended limit ends: ``GIVEN_SLACK_MS``, or a
     twentieth of its window if that is less. The extensions converge on the bot having been

@@ -353,6 +353,7 @@ class Match(SeatRoster):
                 seat.gone = await self._explain(seat, item)
                 break
             if isinstance(item, Garbled):
+                seat.report.unreadable += 1
                 fault = (Fault.MALFORMED, item.detail)
             elif item.WhichOneof("body") != "action":
                 fault = (Fault.MALFORMED, f"expected an Action for decision {decision_id}, got {item.WhichOneof('body')}")

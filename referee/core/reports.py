@@ -32,6 +32,9 @@ class SeatReport:
     time, it tells a slow machine (wall high, CPU low) from a slow bot (both high)."""
     faults: list[str] = field(default_factory=list)
     """Each fault's reason, in order (kept to the first 100)."""
+    unreadable: int = 0
+    """Of the ``malformed`` faults, those that were input that is no message at all (a stdio
+    bot's line or frame that does not parse: stray output on its stdout)."""
     connect_fault: Ending | None = None
     """Why the seat's bot never said Hello, if it did not: ``NO_SHOW`` (not within its connect
     time) or ``CRASH`` (its process exited first); None once it connected."""
@@ -137,7 +140,7 @@ class MatchSummary:
     match_id: str = ""
     rules: str = ""
     seed: int = 0
-    thinking: str = "allowed"
+    thinking: Thinking = Thinking.ALLOWED
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MatchSummary:
@@ -146,11 +149,11 @@ class MatchSummary:
                    tuple(GameResult.from_dict(g) for g in data["games"]),
                    tuple(int(w) for w in data.get("winners", ())), str(data.get("void_reason") or ""),
                    str(data.get("match_id", "")), str(data.get("rules", "")), int(data.get("seed", 0)),
-                   str(data.get("thinking", "allowed")))
+                   Thinking(data.get("thinking", Thinking.ALLOWED.value)))
 
     def to_dict(self) -> dict[str, Any]:
         return {"match_id": self.match_id, "state": self.state.value, "rules": self.rules, "seed": self.seed,
-                "thinking": self.thinking, "void_reason": self.void_reason,
+                "thinking": self.thinking.value, "void_reason": self.void_reason,
                 "seats": [s.to_dict() for s in self.seats], "games": [g.to_dict() for g in self.games],
                 "points": list(self.points), "winners": list(self.winners)}
 
@@ -221,7 +224,7 @@ def report(self: MatchView) -> MatchSummary:
     return MatchSummary(self.state_name, tuple(self.match_over.points) if self.match_over else (),
                         tuple(s.report.summary() for s in self.seats), tuple(self.results),
                         tuple(self.match_over.winners) if self.match_over else (), self.void_reason,
-                        self.match_id, self.rules.name, self.config.seed, self.config.thinking.value)
+                        self.match_id, self.rules.name, self.config.seed, self.config.thinking)
 
 
 def summary(self: MatchView) -> dict[str, Any]:

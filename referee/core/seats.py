@@ -21,8 +21,8 @@ from spite.v1 import referee_pb2 as rpb
 
 from spite_engine import Ending, RuleSet
 
-from referee.core.deadlines import GIVEN_CAP, GIVEN_SLACK_MS, GivenTime, given_slack_ms, ProcessControl, RefereeLag, TimeControl, \
-    WaitTimer
+from referee.core.deadlines import (GIVEN_SLACK_MS, GivenTime, ProcessControl, RefereeLag, TimeControl, WaitTimer,
+                                    connect_cap_ms, given_slack_ms)
 from referee.core.reports import SeatReport
 from referee.core.status import MatchState, SeatStatus
 
@@ -267,9 +267,10 @@ class SeatRoster:
         process was kept off the CPU by other work are added to its deadline, up to
         ``GIVEN_CAP`` times the connect time; a bot still owed more than the lag limit then
         makes the match void (``RefereeLag``), never a no-show."""
-        connect = self.config.time_control.connect_ms / 1000
+        connect_ms = self.config.time_control.connect_ms
+        connect = connect_ms / 1000
         opened = time.monotonic()
-        window_end, cap = opened + connect, opened + GIVEN_CAP * connect
+        window_end, cap = opened + connect, opened + connect_cap_ms(connect_ms) / 1000
         deadline = window_end
         while True:
             waiting = [s for s in self.seats if not s.connected.is_set() and s.gone is None]

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Sequence
 
-from referee.core.deadlines import GIVEN_CAP, run_queue_seconds
+from referee.core.deadlines import connect_cap_ms, run_queue_seconds
 from referee.processes.manifest import BotManifest
 from referee.sandbox import (SUPERVISOR, BotCgroup, BotIdentity, Isolation, Limits, SandboxError, SandboxMode,
                       allocate_identity, bwrap_command, bwrap_returncode, child_rlimits, default_limits, descendants,
@@ -79,7 +79,7 @@ class SeatLaunch:
     socket_dir: Path
     """The directory holding that address's socket, bound into a gRPC bot's sandbox."""
     connect_ms: int
-    """The match's connect time: a gRPC bot's SDK waits ``GIVEN_CAP`` times it."""
+    """The match's connect time: a gRPC bot's SDK waits :func:`~referee.core.deadlines.connect_cap_ms` of it."""
     bot_seed: int = 0
     hidden: tuple[Path, ...] = ()
     """Paths its sandbox hides (the logs, the replays, the tournament's store)."""
@@ -137,9 +137,7 @@ class BotProcess:
         settings = {"SPITE_BOT_SEED": str(launch.bot_seed), "HOME": str(launch.home)}
         if not stdio:
             settings["SPITE_ADDRESS"] = launch.address
-            # the SDK's patience: as long as the match may wait for the bot (Match._wait_for_seats
-            # adds the time a starved start-up was not given, up to GIVEN_CAP times connect_ms)
-            settings["SPITE_CONNECT_TIMEOUT"] = f"{GIVEN_CAP * launch.connect_ms / 1000:g}"
+            settings["SPITE_CONNECT_TIMEOUT"] = f"{connect_cap_ms(launch.connect_ms) / 1000:g}"
         hints = runtime_hints(bot.language, bot.limits or default_limits(bot.language))
         env = cls.clean_env({**hints, **bot.env, **settings})  # the token goes in a pipe
         isolation = Isolation(home=launch.home, socket_dir=None if stdio else launch.socket_dir, hidden=launch.hidden)

@@ -34,7 +34,7 @@ from spite_engine import Ending, RulesError, parse_rules
 
 log = logging.getLogger("spite.referee")
 
-HELLO_TIMEOUT_S = 10.0
+UNNAMED_CONNECT_MS = 10_000
 """Time to send Hello on a stream whose metadata names no seat; a stream that names one (the
 SDKs send the token as ``spite-token`` metadata) gets its match's ``connect_ms``."""
 EOF_SETTLE_S = 0.25
@@ -93,13 +93,13 @@ class RefereeServicer(referee_pb2_grpc.RefereeServicer):
         try:
             named_token = str(dict(context.invocation_metadata() or ()).get(TOKEN_METADATA, ""))
             named = self.arena.find_seat(named_token)
-            allowance = named[0].config.time_control.connect_ms / 1000 if named else HELLO_TIMEOUT_S
+            connect_ms = named[0].config.time_control.connect_ms if named else UNNAMED_CONNECT_MS
             try:
                 try:
-                    first = await asyncio.wait_for(pending.get(), allowance)
+                    first = await asyncio.wait_for(pending.get(), connect_ms / 1000)
                 except (asyncio.TimeoutError, TimeoutError):
                     raise SessionRefused(grpc.StatusCode.DEADLINE_EXCEEDED,
-                                         f"no Hello within {allowance:g} s of opening the stream") from None
+                                         f"no Hello within {connect_ms / 1000:g} s of opening the stream") from None
                 hello = expect_hello(first, "message on Play")
                 session = self.arena.open(hello, hello.token or named_token)
             except SessionRefused as refused:

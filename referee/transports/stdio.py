@@ -26,6 +26,7 @@ from google.protobuf.message import DecodeError
 from grpc import StatusCode  # the protocol's names for refusals, on every transport
 from spite.v1 import referee_pb2 as rpb
 
+from referee.core.deadlines import connect_cap_ms
 from referee.processes.launcher import BotProcess
 from referee.core.seats import Closed, Garbled, Seat
 from referee.core.seats import Outgoing
@@ -219,16 +220,18 @@ CODECS: dict[str, StdioCodec] = {"json": JSON_LINES, "protobuf": PROTOBUF_FRAMES
 """The codec of each ``stdio_format`` (``referee.processes.manifest.STDIO_FORMATS``)."""
 
 
-async def serve_stdio_seat(arena: Arena, seat: Seat, process: BotProcess, hello_timeout_s: float) -> None:
+async def serve_stdio_seat(arena: Arena, seat: Seat, process: BotProcess, connect_ms: int) -> None:
     """Carry one launched stdio bot's session (:class:`referee.transports.session.Session`) for ``seat``:
-    read its Hello, report a refusal as a ``Refusal`` message, then pump its messages."""
+    read its Hello, report a refusal as a ``Refusal`` message, then pump its messages. The pipe
+    waits for the Hello as long as the match may wait for the seat to connect (``connect_ms``
+    extended up to :func:`~referee.core.deadlines.connect_cap_ms`)."""
     proc = process.process
     if proc is None or proc.stdin is None or proc.stdout is None:
         raise RuntimeError("a stdio bot needs its stdin and stdout as pipes")
     stdin, stdout = proc.stdin, proc.stdout
     codec = CODECS[process.stdio_format]
     try:
-        session = await _open(arena, seat, stdout, codec, hello_timeout_s)
+        session = await _open(arena, seat, stdout, codec, connect_cap_ms(connect_ms))
     except SessionRefused as refused:
         await _refuse(StdioSeatChannel(stdin, codec=codec), refused.code.name, refused.message)
         return
@@ -250,13 +253,13 @@ async def serve_stdio_seat(arena: Arena, seat: Seat, process: BotProcess, hello_
 
 
 async def _open(arena: Arena, seat: Seat, stdout: asyncio.StreamReader, codec: StdioCodec,
-                hello_timeout_s: float) -> Session | None:
+                wait_ms: int) -> Session | None:
     """The session the bot's first message opens (None: stdout ended first); raises
     :class:`SessionRefused` or :class:`Unreadable`."""
     try:
-        first = await asyncio.wait_for(codec.read(stdout), hello_timeout_s)
+        first = await asyncio.wait_for(codec.read(stdout), wait_ms / 1000)
     except (asyncio.TimeoutError, TimeoutError):
-        raise SessionRefused(StatusCode.DEADLINE_EXCEEDED, f"no Hello within {hello_timeout_s:g} s") from None
+        raise SessionRefused(StatusCode.DEADLINE_EXCEEDED, f"no Hello within {wait_ms / 1000:g} s") from None
     if first is None:
         return None
     try:
