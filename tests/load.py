@@ -35,6 +35,15 @@ def hogs(count: int, seconds: float, cpus: str = "") -> Iterator[subprocess.Pope
             process.wait()
 
 
+def as_in_a_terminal() -> None:
+    """A ``preexec_fn`` for a program a test stops with SIGINT or SIGHUP: both at their
+    defaults in the child, as in a terminal's foreground job. A suite started with ``nohup``
+    or as a background job (``&``) hands both down ignored, and a program keeps an ignored
+    SIGINT or SIGHUP ignored, as it should (``spite play``, a Rust or Java bot)."""
+    for signum in (signal.SIGHUP, signal.SIGINT):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def suite_load() -> int:
     """The busy processes ``make test-under-load`` runs the suite beside (``LOAD``), 0 idle."""
     try:

@@ -11,6 +11,7 @@ import pytest
 
 from referee.processes.manifest import load_manifest
 from tests.languages.common import require
+from tests.load import as_in_a_terminal
 
 from .conftest import REPO, running_arena
 
@@ -26,7 +27,8 @@ def test_a_go_bot_joins_the_ladder(tmp_path: Path) -> None:
         key = arena.add_entrant("gopher")
         env = {**os.environ, "SPITE_ARENA": arena.grpc, "SPITE_BOT_KEY": key}
         bot = subprocess.Popen([str(manifest.workdir / manifest.command[0])], env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+                               stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               preexec_fn=as_in_a_terminal)
         arena.helpers.append(bot)
         rows = arena.wait_for("the Go bot's games", lambda: [
             r for r in arena.get("/api/leaderboard")[1] if r["entrant"] == "gopher" and r["games"] >= 3])

@@ -19,6 +19,7 @@ import pytest
 from referee.processes.manifest import BotManifest, load_manifest
 from spite_engine import Ending
 from tests.languages.common import require
+from tests.load import as_in_a_terminal
 
 from .conftest import COMPETITION, REPO, Arena, running_arena
 
@@ -45,7 +46,7 @@ def start_bot(arena: Arena, manifest: BotManifest, **env: str) -> subprocess.Pop
     environment = {**os.environ, **env}
     environment.pop("SPITE_ADDRESS", None)
     bot = subprocess.Popen(argv(manifest), cwd=manifest.workdir, env=environment, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+                           stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=as_in_a_terminal)
     arena.helpers.append(bot)
     return bot
 

@@ -15,15 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from ..load import as_in_a_terminal
+
 REPO = Path(__file__).resolve().parents[2]
-
-
-def as_in_a_terminal() -> None:
-    """In the child: SIGHUP and SIGINT at their defaults, as in a terminal's foreground job. A
-    suite started with ``nohup`` or as a background job (``&``) hands down both ignored, and a
-    program keeps an ignored SIGINT or SIGHUP ignored, as it should (spite play too)."""
-    for signum in (signal.SIGHUP, signal.SIGINT):
-        signal.signal(signum, signal.SIG_DFL)
 
 
 def start_play(tmp_path: Path, scratch: Path, *args: str) -> subprocess.Popen[str]:
