@@ -23,6 +23,8 @@ from typing import Any, Iterator
 
 import pytest
 
+from tests.languages.common import unavailable
+
 from .conftest import Arena
 
 INVITE = "an-invite-code-for-tests"
@@ -162,9 +164,8 @@ def test_error_messages_do_not_show_the_servers_paths(plain: Arena) -> None:
     from referee.sandbox import detect
 
     if not detect().isolated:  # uploads run only in the sandbox: CI must have it, a laptop may not
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"no sandbox here: {detect().reason}; CI must have it (.ci/run installs bubblewrap)")
-        pytest.skip("uploads are closed where bots cannot be sandboxed")
+        unavailable(f"uploads are closed where bots cannot be sandboxed: {detect().reason} "
+                    f"(.ci/run installs bubblewrap)")
     key = plain.add_entrant("up04")
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
