@@ -279,7 +279,7 @@ class Ladder:
         for seat, report in enumerate(summary.seats):
             if report.crashes:
                 self.store.add_incident(LadderIncident.CRASH, f"seat {seat} (version {game.versions[seat]}): "
-                                        + "; ".join(report.faults)[:500], game.id)
+                                        + "; ".join(f.reason for f in report.faults)[:500], game.id)
             elif report.timeouts:
                 self.store.add_incident(LadderIncident.TIMEOUT, f"seat {seat} (version {game.versions[seat]}): "
                                         f"{report.timeouts} timeout(s)", game.id)

@@ -30,11 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from referee.core.reports import SeatFault
 from tournaments.ratings import RatingParams, Ratings, placings
 from tournaments.sqlite_file import StoreError, WriterLock, check_existing, connect
 from tournaments.store import ScheduleStatus
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 STORE_FILE = "arena.db"
 HOUSE = "house"
 NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
@@ -80,7 +81,7 @@ CREATE TABLE IF NOT EXISTS games (
     reason TEXT,
     winners TEXT,                    -- JSON list of seats (empty: a draw)
     scores TEXT,                     -- JSON points per seat
-    faults TEXT,                     -- JSON: per seat, the referee's fault lines
+    faults TEXT,                     -- JSON: per seat, the referee's faults ({"kind", "reason"}; strings before kinds)
     replay TEXT,                     -- the replay file (omniscient: organizer and owners only)
     logs TEXT,                       -- JSON: per seat, the bot's stderr log file or null
     error TEXT
@@ -283,7 +284,8 @@ class Game:
     reason: str | None
     winners: tuple[int, ...]
     scores: tuple[int, ...]
-    faults: tuple[tuple[str, ...], ...]
+    faults: tuple[tuple[SeatFault, ...], ...]
+    """Per seat, the referee's faults (a store written before kinds were kept: of unknown kind)."""
     replay: str | None
     logs: tuple[str | None, ...]
     error: str | None
@@ -302,7 +304,7 @@ def _game(row: sqlite3.Row) -> Game:
     return Game(row["id"], GamePhase(row["phase"]), ScheduleStatus(row["status"]), tuple(json.loads(row["versions"])),
                 int(row["seed"]), int(row["bot_seed"]), row["attempts"], row["created_at"], row["finished_at"],
                 row["ending"], row["reason"], tuple(load(row["winners"], [])), tuple(load(row["scores"], [])),
-                tuple(tuple(f) for f in load(row["faults"], [])), row["replay"], tuple(load(row["logs"], [])),
+                tuple(tuple(SeatFault.from_json(f) for f in seat) for seat in load(row["faults"], [])), row["replay"], tuple(load(row["logs"], [])),
                 row["error"])
 
 
@@ -345,6 +347,9 @@ class ArenaStore:
                     for table, column, declaration in ADDED_COLUMNS:
                         if column not in {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}:
                             self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+                    # schema 1 kept each fault as its words: read as faults of unknown kind
+                    self.db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version' AND value = '1'",
+                                    (str(SCHEMA_VERSION),))
             except BaseException:
                 if self._lock is not None:
                     self._lock.release()
@@ -727,7 +732,7 @@ class ArenaStore:
             "SELECT * FROM games WHERE status = 'pending' AND phase = ? ORDER BY id", (phase,))]
 
     def finish_game(self, game_id: int, *, ending: str, reason: str, winners: Sequence[int], scores: Sequence[int],
-                    faults: Sequence[Sequence[str]], replay: str | None, logs: Sequence[str | None],
+                    faults: Sequence[Sequence[SeatFault]], replay: str | None, logs: Sequence[str | None],
                     params: RatingParams, rated: bool = True, offender: int | None = None) -> None:
         """Record a played game and, in the same transaction, its versions' new ratings.
 
@@ -746,7 +751,7 @@ class ArenaStore:
                 "UPDATE games SET status = 'done', finished_at = ?, ending = ?, reason = ?, winners = ?, scores = ?, "
                 "faults = ?, replay = ?, logs = ?, error = NULL WHERE id = ?",
                 (stamp, ending, reason, json.dumps(list(winners)), json.dumps(list(scores)),
-                 json.dumps([list(f) for f in faults]), replay, json.dumps(list(logs)), game_id))
+                 json.dumps([[f.to_json() for f in seat] for seat in faults]), replay, json.dumps(list(logs)), game_id))
             ratings = Ratings(params)
             for vid in set(versions):
                 r = self.db.execute("SELECT mu, sigma FROM versions WHERE id = ?", (vid,)).fetchone()

@@ -176,7 +176,7 @@ def _print_match(console: Console, summary: dict[str, Any], replay_dir: Path | N
     for s in seats:
         who = f"{s['name']} (seat {s['seat']})"
         for fault in s["faults"][:5]:
-            console.print(f"{who}: {render.name_seats(fault, names)}", style="yellow", markup=False)
+            console.print(f"{who}: {render.name_seats(fault['reason'], names)}", style="yellow", markup=False)
         if s["log_tail"]:
             if s["crash"]:
                 console.print(f"{who} crashed: {s['crash']}", style="bold red", markup=False)

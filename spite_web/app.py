@@ -142,7 +142,8 @@ def create_app(db: Path | str, *, referee: str | None = None, admin_token: str |
                           for o in bot.opponents],
             "endings": bot.endings, "decision_histogram": [{"ms": b.ms, "count": b.count} for b in bot.histogram],
             "recent_games": [g.as_dict() for g in bot.recent_games],
-            "faults": [{"match_id": f.match_id, "ordinal": f.ordinal, "seat": f.seat, "reason": f.reason}
+            "faults": [{"match_id": f.match_id, "ordinal": f.ordinal, "seat": f.seat, "kind": f.kind.value,
+                        "reason": f.reason}
                        for f in bot.faults],
             "logs": [{"match_id": log.match_id, "seat": log.seat, "bot": log.bot,
                       "url": f"/tournaments/{bot.tournament.id}/bots/{bot.name}/logs/{log.match_id}/{log.seat}"}

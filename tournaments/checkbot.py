@@ -27,7 +27,7 @@ from referee.processes.manifest import BotManifest, ManifestError
 from referee.core.deadlines import TimeControl
 from referee.core.match import MatchConfig, Policy
 from referee.core.reports import SeatReport
-from referee.core.status import SeatStatus
+from referee.core.status import FaultKind, SeatStatus
 from referee.transports.stdio import CODECS
 from spite_engine import Ending, RulesError, RuleSet, parse_rules
 
@@ -38,6 +38,8 @@ from .bot_specs import resolve_bot
 PRESET_SEATS: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("3p", (1,)), ("4p", (0, 3)), ("partners", (1, 3)), ("skip-bo", (1,)), ("open-stock", (0,)))
 PROBE_DECISION = 3
+REFUSED_ACTIONS = frozenset({FaultKind.ILLEGAL_MOVE, FaultKind.MALFORMED, FaultKind.WRONG_DECISION})
+"""The faults the "legal moves" check judges (a timeout is the "time limits" check's)."""
 """The bot's decision that the referee closes at once, to see it survive the rejection."""
 
 class Status(enum.StrEnum):
@@ -246,7 +248,7 @@ def _checks(manifest: BotManifest, games: int, seed: int, time_control: TimeCont
     elif crash:
         checks.append(skipped("handshake", "the bot crashed before its Hello (see crash)"))
     else:
-        faults = [f for r in reports for f in r.faults]
+        faults = [f.reason for r in reports for f in r.faults]
         late = any(r.connect_fault is Ending.NO_SHOW for r in reports)
         checks.append(Check("handshake", False, "; ".join(faults)[:300],
                             _connect_fix(time_control) if late else HELLO_FIX))
@@ -254,7 +256,7 @@ def _checks(manifest: BotManifest, games: int, seed: int, time_control: TimeCont
     if crash:
         run, seat, tail, log = crash
         report = run.result.match.seats[seat].report
-        fault = next((f for f in report.faults), "it stopped")
+        fault = next((f.reason for f in report.faults), "it stopped")
         exception = botlogs.crash_summary(tail)
         where = f"in the {run.rules.name} match after {report.decisions} decisions"
         checks.append(Check("crash", False,
@@ -267,9 +269,9 @@ def _checks(manifest: BotManifest, games: int, seed: int, time_control: TimeCont
             checks.append(skipped(name, why))
         return checks
 
-    # Judged by the referee's counts; the text only says which action was first refused.
-    bad = [f for r in reports if r.illegal_moves or r.malformed for f in r.faults
-           if "no answer to decision" not in f] if any(r.illegal_moves or r.malformed for r in reports) else []
+    # Judged by the referee's counts; the first refused action's reason says which.
+    bad = [f.reason for r in reports if r.illegal_moves or r.malformed for f in r.faults if f.kind in REFUSED_ACTIONS] \
+        if any(r.illegal_moves or r.malformed for r in reports) else []
     decisions = sum(r.decisions for r in reports)
     # the kit's own forced timeout in the main match, if the bot got that far
     probe_faults = 1 if main.reports[0].decisions >= PROBE_DECISION else 0
@@ -307,7 +309,7 @@ def _checks(manifest: BotManifest, games: int, seed: int, time_control: TimeCont
                         "after GameOver keep the stream open: the next GameStart follows"))
 
     other_reports = [r for run in others for r in run.reports]
-    other_faults = [f for r in other_reports for f in r.faults]
+    other_faults = [f.reason for r in other_reports for f in r.faults]
     if not variants:
         checks.append(skipped("presets", f"only {rules.name} is played here"))
     else:

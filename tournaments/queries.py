@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from referee.core.replay import bot_log_path
+from referee.core.status import FaultKind
 from spite_engine import Ending, RulesError, parse_rules
 
 from .ratings import RatingParams, Ratings, placings
@@ -232,6 +233,7 @@ class Fault:
     match_id: int
     ordinal: int
     seat: int
+    kind: FaultKind
     reason: str
 
 
@@ -454,7 +456,7 @@ class Queries:
                     continue
                 histogram.update(seat.decision_histogram)
                 hello.setdefault(seat.bot, set()).add(seat.version)
-                faults += [Fault(match.id, match.ordinal, seat.seat, why) for why in seat.faults]
+                faults += [Fault(match.id, match.ordinal, seat.seat, f.kind, f.reason) for f in seat.faults]
         versions = tuple({**bot, "reported": ", ".join(sorted(hello.get(bot["name"], ())))}
                          for bot in self.store.bots(found.id) if bot["name"] in standing.members)
         opponents = tuple(OpponentRecord(other, cell["score"], int(cell["played"]))

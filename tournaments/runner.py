@@ -361,7 +361,7 @@ class Runner:
             if seat.crash and seat.name in self.standings.health:
                 health = self.standings.health[seat.name]
                 health.crash, health.log = seat.crash, seat.log
-        faults = [f"{s.name}: {f}" for s in summary.seats for f in s.faults[:1]]
+        faults = [f"{s.name}: {f.reason}" for s in summary.seats for f in s.faults[:1]]
         self.view.finished(match, f"{describe(match, points, len(summary.games))} · {result.elapsed_s:.2f} s", faults)
         self.view.update(self._board(), self.standings)
         for bot in dict.fromkeys(match.bots):

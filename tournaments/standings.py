@@ -120,7 +120,7 @@ class Standings:
             for key in ("timeouts", "illegal_moves", "malformed", "crashes"):
                 setattr(health, key, getattr(health, key) + getattr(seat, key))
             if seat.faults:
-                health.last_fault = seat.faults[-1]
+                health.last_fault = seat.faults[-1].reason
             stats.cpu_us += seat.cpu_us_total
         for bot in set(match.bots):
             seats = {i for i, b in enumerate(match.bots) if b == bot}

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from referee.core.reports import SeatFault
 from referee.core.status import SeatStatus
 
 from .jobs import JobResult
@@ -48,7 +49,7 @@ from .sqlite_file import StoreLocked as StoreLocked
 from .sqlite_file import WriterLock, check_existing, connect
 from .schedule import Entrant, ScheduledMatch
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DEFAULT_DB = "spite.db"
 
 
@@ -170,7 +171,7 @@ CREATE TABLE IF NOT EXISTS seat_results (
     decision_us_p50 INTEGER NOT NULL,
     decision_us_p99 INTEGER NOT NULL,
     decision_histogram TEXT NOT NULL, -- JSON {bucket: count}, see tournaments.worker.histogram
-    faults TEXT NOT NULL,            -- JSON list of reasons
+    faults TEXT NOT NULL,            -- JSON list of {"kind", "reason"} (referee.core.reports.SeatFault)
     cpu_us_p50 INTEGER NOT NULL DEFAULT 0,   -- CPU time of the bot's processes per decision
     cpu_us_p99 INTEGER NOT NULL DEFAULT 0,
     cpu_us_total INTEGER NOT NULL DEFAULT 0, -- over all its decisions in the match
@@ -287,7 +288,7 @@ class SeatRecord:
     decision_us_p99: int
     decision_histogram: dict[int, int]
     """Decisions per time bucket (:func:`tournaments.timing.histogram`)."""
-    faults: tuple[str, ...]
+    faults: tuple[SeatFault, ...]
     cpu_us_p50: int
     cpu_us_p99: int
     cpu_us_total: int
@@ -300,7 +301,7 @@ class SeatRecord:
                    row["points"], row["timeouts"], row["illegal_moves"], row["malformed"], row["crashes"],
                    row["decisions"], row["decision_us_p50"], row["decision_us_p99"],
                    {int(k): v for k, v in json.loads(row["decision_histogram"]).items()},
-                   tuple(json.loads(row["faults"])), row["cpu_us_p50"], row["cpu_us_p99"], row["cpu_us_total"])
+                   tuple(SeatFault.from_json(f) for f in json.loads(row["faults"])), row["cpu_us_p50"], row["cpu_us_p99"], row["cpu_us_total"])
 
 
 @dataclass(frozen=True)
@@ -380,6 +381,12 @@ class Store:
                 if column not in columns:
                     self.db.execute(f"ALTER TABLE seat_results ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
             self.db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+        if self._schema_version() == 2:  # faults were their reasons alone: now each has a kind
+            rows = self.db.execute("SELECT match_id, seat, faults FROM seat_results").fetchall()
+            self.db.executemany("UPDATE seat_results SET faults = ? WHERE match_id = ? AND seat = ?",
+                                [(json.dumps([SeatFault.from_json(f).to_json() for f in json.loads(faults)]),
+                                  match_id, seat) for match_id, seat, faults in rows])
+            self.db.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
 
     def _schema_version(self) -> int | None:
         try:
@@ -570,7 +577,7 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(match.id, s.seat, match.bots[s.seat], match.entrants[s.seat], s.version, s.status.value,
                   points[s.seat], s.timeouts, s.illegal_moves, s.malformed, s.crashes, s.decisions,
-                  s.decision_us_p50, s.decision_us_p99, json.dumps(histograms[s.seat]), json.dumps(list(s.faults)),
+                  s.decision_us_p50, s.decision_us_p99, json.dumps(histograms[s.seat]), json.dumps([f.to_json() for f in s.faults]),
                   s.cpu_us_p50, s.cpu_us_p99, s.cpu_us_total)
                  for s in summary.seats])
             self._add_ratings(match.tournament_id, ratings)

@@ -30,7 +30,7 @@ from spite.v1 import referee_pb2 as rpb
 
 from referee.core import feed, limits, reports
 from referee.core import replay as replay_file
-from referee.core.status import MatchState, SeatStatus
+from referee.core.status import FaultKind, MatchState, SeatStatus
 from referee.core.deadlines import (GIVEN_CAP, GIVEN_PROBE_S, given_slack_ms, LAG_LIMIT_MS, LAG_PROBE_S, GivenTime, LagMonitor,
                         ProcessControl, RefereeLag, Thinking, TimeControl)
 from referee.core.reports import GameResult, SeatReport
@@ -44,7 +44,7 @@ from spite_wire import (PROTOCOL_VERSION, events_to_proto, move_from_proto, move
 from spite_wire.encoding import decision_message, event_batch_message
 
 __all__ = ["LAG_LIMIT_MS", "LAG_PROBE_S", "MAX_DEBUG", "MAX_INBOX", "MAX_PLAN", "MAX_STRIKES", "PROCESS_EXIT_WAIT_S",
-           "Closed", "Fault", "GameResult", "Garbled", "LagMonitor", "Match", "MatchConfig", "Policy",
+           "Closed", "GameResult", "Garbled", "LagMonitor", "Match", "MatchConfig", "Policy",
            "ProcessControl", "RefereeLag", "Seat", "SeatChannel", "SeatReport", "Thinking", "TimeControl",
            "describe_exit"]
 
@@ -68,11 +68,17 @@ class Policy(enum.Enum):
     counts a strike; the third strike in a game forfeits it."""
 
 
-class Fault(enum.Enum):
-    TIMEOUT = (rpb.FAULT_TIMEOUT, Ending.TIMEOUT)
-    ILLEGAL_MOVE = (rpb.FAULT_ILLEGAL_MOVE, Ending.ILLEGAL_MOVE)
-    MALFORMED = (rpb.FAULT_MALFORMED, Ending.MALFORMED)
-    WRONG_DECISION = (rpb.FAULT_WRONG_DECISION, Ending.MALFORMED)
+REFUSED: dict[FaultKind, tuple[rpb.Fault, Ending]] = {
+    FaultKind.TIMEOUT: (rpb.FAULT_TIMEOUT, Ending.TIMEOUT),
+    FaultKind.ILLEGAL_MOVE: (rpb.FAULT_ILLEGAL_MOVE, Ending.ILLEGAL_MOVE),
+    FaultKind.MALFORMED: (rpb.FAULT_MALFORMED, Ending.MALFORMED),
+    FaultKind.WRONG_DECISION: (rpb.FAULT_WRONG_DECISION, Ending.MALFORMED),
+}
+"""The faults of a refused answer: what its ``ActionResult`` says, and how a forfeit for it ends
+the game."""
+
+ENDED: dict[Ending, FaultKind] = {Ending.CRASH: FaultKind.CRASH, Ending.DISCONNECT: FaultKind.DISCONNECT}
+"""The faults of a seat whose channel ended."""
 
 
 @dataclass
@@ -233,7 +239,7 @@ class Match(SeatRoster):
         cursors = [len(state.log)] * (self.rules.players + 1)
         for seat in self.seats:
             if seat.gone is not None and state.outcome is None:
-                self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)
+                self._forfeit_gone(state, seat)
         decisions = 0
         while state.outcome is None:
             decisions += 1
@@ -241,7 +247,7 @@ class Match(SeatRoster):
                 await asyncio.sleep(0)
             seat = self.seats[state.to_move]
             if seat.gone is not None:
-                self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)
+                self._forfeit_gone(state, seat)
                 break
             turn = state.turn
             await self._decide(state, seat, strikes, bank, move_meta, cursors)
@@ -319,7 +325,7 @@ class Match(SeatRoster):
         if probe is not None and probe == (seat.index, seat.report.decisions + 1):
             deadline = started
         action: rpb.Action | None = None
-        fault: tuple[Fault, str] | None = None
+        fault: tuple[FaultKind, str] | None = None
         stale = 0
         # what the machine gave the bot (GivenTime): a baseline once the decision has been open
         # a while; at the deadline, the time it was kept off the CPU since then is added to it
@@ -354,19 +360,19 @@ class Match(SeatRoster):
                 break
             if isinstance(item, Garbled):
                 seat.report.unreadable += 1
-                fault = (Fault.MALFORMED, item.detail)
+                fault = (FaultKind.MALFORMED, item.detail)
             elif item.WhichOneof("body") != "action":
-                fault = (Fault.MALFORMED, f"expected an Action for decision {decision_id}, got {item.WhichOneof('body')}")
+                fault = (FaultKind.MALFORMED, f"expected an Action for decision {decision_id}, got {item.WhichOneof('body')}")
             elif item.action.decision_id < decision_id:
                 stale += 1
                 if stale > MAX_INBOX:
-                    fault = (Fault.MALFORMED, f"flooding: more than {MAX_INBOX} actions for closed decisions")
+                    fault = (FaultKind.MALFORMED, f"flooding: more than {MAX_INBOX} actions for closed decisions")
                 elif stale <= 3:
                     await seat.send(rpb.RefereeMessage(result=rpb.ActionResult(
                         decision_id=item.action.decision_id, fault=rpb.FAULT_WRONG_DECISION,
                         error=f"decision {item.action.decision_id} is closed; the action was dropped")))
             elif item.action.decision_id > decision_id:
-                fault = (Fault.WRONG_DECISION, f"decision {item.action.decision_id} does not exist yet "
+                fault = (FaultKind.WRONG_DECISION, f"decision {item.action.decision_id} does not exist yet "
                                                f"(the open decision is {decision_id})")
             else:
                 action = item.action
@@ -381,7 +387,7 @@ class Match(SeatRoster):
         seat.report.decisions += 1
         seat.report.decision_us.append(int(elapsed_ms * 1000))
         if seat.gone is not None:
-            self._forfeit(state, seat, seat.gone.ending, seat.gone.detail)
+            self._forfeit_gone(state, seat)
             return
         if action is None and fault is None:
             late_ms = (ended - deadline) * 1000
@@ -397,7 +403,7 @@ class Match(SeatRoster):
                                  f"it was still owed {owed_ms:.0f} ms of its {allowed_ms:.0f} ms after "
                                  f"{elapsed_ms:.0f} ms (kept off the CPU by other work, or the referee "
                                  f"ran late): its timeout cannot be blamed on the bot")
-            fault = (Fault.TIMEOUT, f"no answer to decision {decision_id} within {deadline_ms} ms "
+            fault = (FaultKind.TIMEOUT, f"no answer to decision {decision_id} within {deadline_ms} ms "
                                     f"plus the time bank")
         if fault is None and action is not None:
             fault = await self._apply_action(state, seat, decision_id, action, view.legal_moves,
@@ -417,26 +423,26 @@ class Match(SeatRoster):
 
     async def _apply_action(self, state: GameState, seat: Seat, decision_id: int, action: rpb.Action,
                             legal: tuple[Move, ...], elapsed_us: int,
-                            move_meta: dict[int, dict[str, Any]]) -> tuple[Fault, str] | None:
+                            move_meta: dict[int, dict[str, Any]]) -> tuple[FaultKind, str] | None:
         """Apply a well-formed action; return the fault if it is not one."""
         choice = action.WhichOneof("choice")
         debug = _cut(action.debug, MAX_DEBUG) if action.debug else ""
         try:
             if choice == "move_index":
                 if action.move_index >= len(legal):
-                    return (Fault.MALFORMED, f"move_index {action.move_index} is out of range "
+                    return (FaultKind.MALFORMED, f"move_index {action.move_index} is out of range "
                                              f"(there are {len(legal)} legal moves)")
                 moves = [legal[action.move_index]]
             elif choice == "move":
                 moves = [move_from_proto(action.move)]
             elif choice == "plan":
                 if not 0 < len(action.plan.moves) <= MAX_PLAN:
-                    return (Fault.MALFORMED, f"a plan holds 1..{MAX_PLAN} moves, got {len(action.plan.moves)}")
+                    return (FaultKind.MALFORMED, f"a plan holds 1..{MAX_PLAN} moves, got {len(action.plan.moves)}")
                 moves = [move_from_proto(m) for m in action.plan.moves]
             else:
-                return (Fault.MALFORMED, "the action carries no move_index, move or plan")
+                return (FaultKind.MALFORMED, "the action carries no move_index, move or plan")
         except MalformedMoveError as error:
-            return (Fault.MALFORMED, f"malformed move: {error}")
+            return (FaultKind.MALFORMED, f"malformed move: {error}")
         applied: list[Move] = []
         for move in moves:
             start = len(state.log)
@@ -451,7 +457,7 @@ class Match(SeatRoster):
                 if applied:
                     await seat.send(rpb.RefereeMessage(result=rpb.ActionResult(
                         decision_id=decision_id, applied=[move_to_proto(m) for m in applied])))
-                return (Fault.ILLEGAL_MOVE, f"illegal move: {error}")
+                return (FaultKind.ILLEGAL_MOVE, f"illegal move: {error}")
             move_meta[start] = {"us": elapsed_us if not applied else 0, "debug": debug if not applied else ""}
             applied.append(move)
             if len(moves) > 1 and state.news_for(seat.index, start):
@@ -462,20 +468,19 @@ class Match(SeatRoster):
                 decision_id=decision_id, applied=[move_to_proto(m) for m in applied], dropped=dropped)))
         return None
 
-    async def _handle_fault(self, state: GameState, seat: Seat, decision_id: int, fault: tuple[Fault, str],
+    async def _handle_fault(self, state: GameState, seat: Seat, decision_id: int, fault: tuple[FaultKind, str],
                             strikes: list[int], move_meta: dict[int, dict[str, Any]]) -> None:
         kind, reason = fault
         report = seat.report
-        if kind is Fault.TIMEOUT:
+        if kind is FaultKind.TIMEOUT:
             report.timeouts += 1
-        elif kind is Fault.ILLEGAL_MOVE:
+        elif kind is FaultKind.ILLEGAL_MOVE:
             report.illegal_moves += 1
         else:
             report.malformed += 1
-        if len(report.faults) < 100:
-            report.faults.append(f"game {self.game_number} decision {decision_id}: {reason}")
+        report.add_fault(kind, f"game {self.game_number} decision {decision_id}: {reason}")
         strikes[seat.index] += 1
-        code, ending = kind.value
+        code, ending = REFUSED[kind]
         if state.outcome is not None:
             return
         if self.config.policy is Policy.FORFEIT or strikes[seat.index] >= MAX_STRIKES:
@@ -498,10 +503,22 @@ class Match(SeatRoster):
         seat.report.status = {Ending.TIMEOUT: SeatStatus.TIMEOUT, Ending.NO_SHOW: SeatStatus.TIMEOUT,
                               Ending.CRASH: SeatStatus.ERROR, Ending.DISCONNECT: SeatStatus.ERROR,
                               }.get(ending, SeatStatus.INVALID)
-        if ending in (Ending.CRASH, Ending.DISCONNECT) and not seat.loss_recorded:
-            seat.loss_recorded = True
+
+    def _forfeit_gone(self, state: GameState, seat: Seat) -> None:
+        """A seat whose channel ended forfeits the game; the first time in the match, its report
+        counts why (a no-show's was recorded when its connect time ran out)."""
+        gone = seat.gone
+        assert gone is not None
+        self._forfeit(state, seat, gone.ending, gone.detail)
+        if seat.loss_recorded or gone.ending is Ending.NO_SHOW:
+            return
+        seat.loss_recorded = True
+        if gone.ending is Ending.MALFORMED:  # a line or frame over the cap, or flooding
+            seat.report.malformed += 1
+            seat.report.add_fault(FaultKind.MALFORMED, f"game {self.game_number}: {gone.detail}")
+        else:
             seat.report.crashes += 1
-            seat.report.faults.append(f"game {self.game_number}: {reason}")
+            seat.report.add_fault(ENDED.get(gone.ending, FaultKind.CRASH), f"game {self.game_number}: {gone.detail}")
 
     # -- reports --------------------------------------------------------------------------
 

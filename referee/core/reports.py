@@ -12,7 +12,33 @@ from spite_engine import Ending, Outcome, RuleSet
 from spite_wire import outcome_to_proto, rules_to_proto
 
 from referee.core.deadlines import Thinking
-from referee.core.status import MatchState, SeatStatus
+from referee.core.status import FaultKind, MatchState, SeatStatus
+
+
+@dataclass(frozen=True)
+class SeatFault:
+    """One fault of a seat: its kind, and why in words (with its game and decision), e.g.
+    ``game 0 decision 12: no answer to decision 12 within 1000 ms plus the time bank``."""
+
+    kind: FaultKind
+    reason: str
+
+    @classmethod
+    def from_json(cls, item: Any) -> SeatFault:
+        """From its JSON form (``{"kind": ..., "reason": ...}``); a plain string, what stores
+        and job results held before kinds were recorded, is a fault of unknown kind."""
+        if isinstance(item, str):
+            return cls(FaultKind.UNKNOWN, item)
+        kind = str(item.get("kind", ""))
+        return cls(FaultKind(kind) if kind in FaultKind._value2member_map_ else FaultKind.UNKNOWN,
+                   str(item.get("reason", "")))
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind.value, "reason": self.reason}
+
+
+MAX_FAULTS = 100
+"""Faults a seat's report keeps (the first ones); the counts go on."""
 
 
 @dataclass
@@ -30,8 +56,8 @@ class SeatReport:
     decision_cpu_us: list[int] = field(default_factory=list)
     """CPU time the bot's processes used per decision (launched bots only): next to the wall
     time, it tells a slow machine (wall high, CPU low) from a slow bot (both high)."""
-    faults: list[str] = field(default_factory=list)
-    """Each fault's reason, in order (kept to the first 100)."""
+    faults: list[SeatFault] = field(default_factory=list)
+    """Each fault, in order (the first :data:`MAX_FAULTS`)."""
     unreadable: int = 0
     """Of the ``malformed`` faults, those that were input that is no message at all (a stdio
     bot's line or frame that does not parse: stray output on its stdout)."""
@@ -41,6 +67,10 @@ class SeatReport:
 
     def percentile_us(self, q: float) -> int:
         return _percentile(self.decision_us, q)
+
+    def add_fault(self, kind: FaultKind, reason: str) -> None:
+        if len(self.faults) < MAX_FAULTS:
+            self.faults.append(SeatFault(kind, reason))
 
     def summary(self) -> SeatSummary:
         """The frozen record of this seat, as the store and ``--json`` keep it."""
@@ -100,7 +130,7 @@ class SeatSummary:
     decisions: int
     decision_us_p50: int
     decision_us_p99: int
-    faults: tuple[str, ...]
+    faults: tuple[SeatFault, ...]
     cpu_us_p50: int = 0
     cpu_us_p99: int = 0
     cpu_us_total: int = 0
@@ -114,7 +144,7 @@ class SeatSummary:
         return cls(int(data["seat"]), str(data["name"]), str(data["version"]), SeatStatus(data["status"]),
                    int(data["timeouts"]), int(data["illegal_moves"]), int(data["malformed"]), int(data["crashes"]),
                    int(data["decisions"]), int(data["decision_us_p50"]), int(data["decision_us_p99"]),
-                   tuple(str(f) for f in data["faults"]), int(data.get("cpu_us_p50", 0)),
+                   tuple(SeatFault.from_json(f) for f in data["faults"]), int(data.get("cpu_us_p50", 0)),
                    int(data.get("cpu_us_p99", 0)), int(data.get("cpu_us_total", 0)), str(data.get("crash", "")),
                    str(data.get("log", "")))
 
@@ -122,7 +152,7 @@ class SeatSummary:
         return {"seat": self.seat, "name": self.name, "version": self.version, "status": self.status.value,
                 "timeouts": self.timeouts, "illegal_moves": self.illegal_moves, "malformed": self.malformed,
                 "crashes": self.crashes, "decisions": self.decisions, "decision_us_p50": self.decision_us_p50,
-                "decision_us_p99": self.decision_us_p99, "faults": list(self.faults), "cpu_us_p50": self.cpu_us_p50,
+                "decision_us_p99": self.decision_us_p99, "faults": [f.to_json() for f in self.faults], "cpu_us_p50": self.cpu_us_p50,
                 "cpu_us_p99": self.cpu_us_p99, "cpu_us_total": self.cpu_us_total, "crash": self.crash, "log": self.log}
 
 
@@ -199,6 +229,10 @@ class MatchView(Protocol):
     def void_reason(self) -> str: ...
 
 
+FAULT_KINDS = {kind: getattr(rpb, f"FAULT_KIND_{kind.name}", rpb.FAULT_KIND_UNSPECIFIED) for kind in FaultKind}
+"""Each fault kind as the wire names it (``UNKNOWN`` is the wire's unspecified)."""
+
+
 def status_pb(self: MatchView) -> rpb.MatchStatus:
     """The match as the wire's ``MatchStatus`` (GetMatch)."""
     states = {state: getattr(rpb, f"MATCH_STATE_{state.name}") for state in MatchState}  # void stays void
@@ -209,7 +243,8 @@ def status_pb(self: MatchView) -> rpb.MatchStatus:
         message.seats.append(rpb.SeatReport(
             seat=r.seat, name=r.name, version=r.version, status=statuses[r.status], timeouts=r.timeouts,
             illegal_moves=r.illegal_moves, malformed=r.malformed, decisions=r.decisions,
-            decision_us_p50=r.percentile_us(0.5), decision_us_p99=r.percentile_us(0.99)))
+            decision_us_p50=r.percentile_us(0.5), decision_us_p99=r.percentile_us(0.99), crashes=r.crashes,
+            faults=[rpb.SeatFault(kind=FAULT_KINDS[f.kind], reason=f.reason) for f in r.faults]))
     for result in self.results:
         message.games.append(rpb.GameReport(game_number=result.game_number, seed=result.seed,
                                             outcome=outcome_to_proto(result.outcome), moves=result.moves,

@@ -24,7 +24,7 @@ from spite_engine import Ending, RuleSet
 from referee.core.deadlines import (GIVEN_SLACK_MS, GivenTime, ProcessControl, RefereeLag, TimeControl, WaitTimer,
                                     connect_cap_ms, given_slack_ms)
 from referee.core.reports import SeatReport
-from referee.core.status import MatchState, SeatStatus
+from referee.core.status import FaultKind, MatchState, SeatStatus
 
 log = logging.getLogger("spite.referee")
 
@@ -301,7 +301,7 @@ class SeatRoster:
                 seat.gone = Closed(Ending.NO_SHOW, why)
                 seat.report.status = SeatStatus.TIMEOUT
                 seat.report.connect_fault = Ending.NO_SHOW
-                seat.report.faults.append(seat.gone.detail)
+                seat.report.add_fault(FaultKind.NO_SHOW, seat.gone.detail)
 
     @staticmethod
     def _connect_owed(seat: Seat, opened: float, window_end: float) -> float:

@@ -35,3 +35,27 @@ class SeatStatus(enum.StrEnum):
     ERROR = "error"
     INVALID = "invalid"
     TIMEOUT = "timeout"
+
+
+class FaultKind(enum.StrEnum):
+    """What a seat did wrong, one member per fault in its report (the wire's ``FaultKind``
+    names the same members, the stores keep the value). The first four are the answers the
+    referee refused (an ``ActionResult``'s ``Fault``); the rest end the bot's part in a game."""
+
+    TIMEOUT = "timeout"
+    """No answer within the deadline plus the time bank, after it was given its time."""
+    ILLEGAL_MOVE = "illegal_move"
+    """A well-formed move the rules forbid now."""
+    MALFORMED = "malformed"
+    """Not a valid action, or (stdio) input that is no message at all."""
+    WRONG_DECISION = "wrong_decision"
+    """An action for a decision that does not exist yet."""
+    NO_SHOW = "no_show"
+    """Never said Hello within its connect time."""
+    CRASH = "crash"
+    """Its process exited during the match."""
+    DISCONNECT = "disconnect"
+    """Its stream ended while its process (if any) still ran."""
+    UNKNOWN = "unknown"
+    """Never produced: a fault recorded before kinds were (a store written by spite before
+    schema 3), or one a newer referee names that this reader does not know."""

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from referee.core.reports import SeatFault
+from referee.core.status import FaultKind
 from spite_arena.config import CompetitionError, Limits, load_competition
 from spite_arena.matchmaker import next_pairing, seed_order
 from spite_arena.store import ArenaStore, ArenaStoreError, Version
@@ -67,6 +69,26 @@ def test_a_finished_game_counts_once(tmp_path: Path) -> None:
         assert winner is not None and loser is not None
         assert (winner.games, loser.games) == (1, 1)
         assert winner.mu > loser.mu and winner.sigma < params.sigma
+
+
+def test_a_games_faults_are_kept_with_their_kinds_and_old_ones_read_as_unknown(tmp_path: Path) -> None:
+    params = RatingParams()
+    with ArenaStore(tmp_path) as store:
+        a = store.ensure_house_bot("greedy", "1", "greedy", params)
+        b = store.ensure_house_bot("naive", "1", "naive", params)
+        new, old = store.add_game((a, b), 1, 5), store.add_game((a, b), 2, 6)
+        late = SeatFault(FaultKind.TIMEOUT, "game 0 decision 4: no answer")
+        for game in (new, old):
+            store.finish_game(game, ending="timeout", reason="r", winners=(0,), scores=(1, 0), faults=((), (late,)),
+                              replay=None, logs=(None, None), params=params, offender=1)
+        # as schema 1 wrote it: the words alone
+        with store.transaction():
+            store.db.execute("UPDATE games SET faults = ? WHERE id = ?", ('[[], ["it was late"]]', old))
+            store.db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    with ArenaStore(tmp_path) as store:  # the writer brings it to this schema
+        assert store.meta("schema_version") == "2"
+        assert store.game(new).faults == ((), (late,))
+        assert store.game(old).faults == ((), (SeatFault(FaultKind.UNKNOWN, "it was late"),))
 
 
 def _version(vid: int, entrant: str, mu: float, games: int, last: str | None = None) -> Version:

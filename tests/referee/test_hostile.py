@@ -17,6 +17,7 @@ import pytest
 from referee.local import play_local_match
 from referee.core.deadlines import TimeControl
 from referee.core.match import MatchConfig, Policy
+from referee.core.status import FaultKind
 from spite_engine import Ending, parse_rules
 from referee.transports.server import start_referee
 
@@ -98,7 +99,8 @@ def test_late_answer_is_dropped_never_applied(logs: Path) -> None:
     report = result.match.seats[0].report
     # charged for its first decision; the next one, sent while it slept on, may be late too
     # (its own doing: it was asleep, the referee gave it its time)
-    assert report.timeouts >= 1 and report.faults[0].startswith("game 0 decision 1:"), report.faults
+    assert report.timeouts >= 1 and report.faults[0].kind is FaultKind.TIMEOUT, report.faults
+    assert report.faults[0].reason.startswith("game 0 decision 1:"), report.faults
     assert report.illegal_moves == 0 and report.malformed == 0  # the late answer was not judged
     assert "is closed; the action was dropped" in log_text(result, 0)
     assert only_game(result).ending.by_rules

@@ -17,6 +17,7 @@ import pytest
 from referee.local import LocalMatch, play_local_match
 from referee.core.deadlines import Thinking, TimeControl
 from referee.core.match import Match, MatchConfig, Policy
+from referee.core.status import FaultKind
 from spite_engine import parse_rules
 from referee.processes.manifest import BotManifest
 from tournaments.jobs import MatchJob
@@ -204,5 +205,6 @@ def test_a_start_up_kept_off_the_cpu_is_given_its_connect_time_and_a_sleepy_one_
     assert slow.match.seats[0].report.status.value == "done", slow.match.seats[0].report.faults
     assert slow.match.seats[0].report.decisions > 5
     assert sleepy.match.state_name in ("finished", "void"), sleepy.match.void_reason
-    assert "did not connect within 1 s" in " ".join(sleepy.match.seats[0].report.faults), sleepy.match.summary()
+    assert any(f.kind is FaultKind.NO_SHOW and "did not connect within 1 s" in f.reason
+               for f in sleepy.match.seats[0].report.faults), sleepy.match.summary()
     assert "kept" not in sleepy.match.void_reason and "owed" not in sleepy.match.void_reason

@@ -127,6 +127,27 @@ def test_create_match_get_match_and_bad_requests() -> None:
     with_referee(body)
 
 
+def test_get_match_names_each_fault_by_kind() -> None:
+    """A seat's faults reach the match's creator typed, a kind beside the words, so nothing
+    downstream reads what happened from the text (issue 29)."""
+    async def body(referee: RunningReferee, stub: referee_pb2_grpc.RefereeStub) -> None:
+        admin = ((ADMIN_METADATA, ADMIN),)
+        match = new_match(referee, "short-13", connect_ms=300)
+        call = stub.Play()
+        await call.write(hello(match.seats[0].token))  # seat 1 never comes
+        assert (await call.read()).HasField("welcome")
+        await until(lambda: match.state_name in ("finished", "void"), "the match to end")
+        status = await stub.GetMatch(rpb.GetMatchRequest(match_id=match.match_id), metadata=admin)
+        assert status.state == rpb.MATCH_STATE_FINISHED, status
+        absent = status.seats[1]
+        assert [f.kind for f in absent.faults] == [rpb.FAULT_KIND_NO_SHOW], absent
+        assert "did not connect within 0.3 s" in absent.faults[0].reason and absent.crashes == 0
+        assert list(status.seats[0].faults) == [] and status.result.winners == [0]
+        call.cancel()
+
+    with_referee(body)
+
+
 def test_health_and_reflection() -> None:
     async def body(referee: RunningReferee, stub: referee_pb2_grpc.RefereeStub) -> None:
         async with grpc.aio.insecure_channel(referee.address) as channel:

@@ -10,6 +10,7 @@ import pytest
 from referee.core.deadlines import TimeControl
 
 from referee.core.match import Policy
+from referee.core.status import FaultKind
 from spite_engine import Ending
 from referee.transports.stdio import decode, encode
 from referee.processes.manifest import BotManifest, load_manifest
@@ -52,18 +53,23 @@ def test_perl_sample_bot_plays_through_stdio() -> None:
     assert result.match.seats[0].report.faults == []
 
 
-@pytest.mark.parametrize("mode, ending, words", [
-    ("garbage", Ending.MALFORMED, "unreadable line on stdout"),
-    ("oversized", Ending.MALFORMED, "a line over 64 KiB"),
-    ("silent", Ending.TIMEOUT, "no answer"),
-    ("wrong-token", Ending.CRASH, "exited with code 1"),
-    ("stray-before-hello", Ending.CRASH, "exited with code 1"),
+@pytest.mark.parametrize("mode, ending, words, kind", [
+    ("garbage", Ending.MALFORMED, "unreadable line on stdout", FaultKind.MALFORMED),
+    ("oversized", Ending.MALFORMED, "a line over 64 KiB", FaultKind.MALFORMED),
+    ("silent", Ending.TIMEOUT, "no answer", FaultKind.TIMEOUT),
+    ("wrong-token", Ending.CRASH, "exited with code 1", FaultKind.CRASH),
+    ("stray-before-hello", Ending.CRASH, "exited with code 1", FaultKind.CRASH),
 ])
-def test_stdio_faults_are_handled_like_grpc(mode: str, ending: Ending, words: str, tmp_path: Path) -> None:
+def test_stdio_faults_are_handled_like_grpc(mode: str, ending: Ending, words: str, kind: FaultKind,
+                                            tmp_path: Path) -> None:
     result = run_match([stdio(mode), good()], policy=Policy.FORFEIT, log_dir=tmp_path)
     outcome = result.match.results[0].outcome
     assert outcome.ending is ending and words in outcome.reason, outcome
     assert outcome.winners == (1,)
+    # the report names the fault's kind, so nothing downstream reads it from the words
+    faults = result.match.seats[0].report.faults
+    assert [f.kind for f in faults] == [kind] and words in faults[0].reason, faults
+    assert result.match.report().seats[0].faults == tuple(faults)
 
 
 def test_refusal_names_the_grpc_status(tmp_path: Path) -> None:

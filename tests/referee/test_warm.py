@@ -120,7 +120,7 @@ def test_a_warm_bot_that_leaves_between_matches_is_replaced(logs: Path) -> None:
         assert local.match.state_name is MatchState.FINISHED
         assert local.match.seats[1].report.status is SeatStatus.DONE
         report = local.match.seats[0].report
-        left = " ".join(report.faults)
+        left = " ".join(f.reason for f in report.faults)
         assert report.status is SeatStatus.DONE or (
             report.status is SeatStatus.ERROR
             and ("exited with code 0" in left or "the bot's stream had ended" in left)), report.faults

@@ -10,8 +10,8 @@ import pytest
 from referee.core.deadlines import Thinking, TimeControl
 
 from referee.core.match import Policy
-from referee.core.reports import GameResult, MatchSummary, SeatSummary
-from referee.core.status import MatchState, SeatStatus
+from referee.core.reports import GameResult, MatchSummary, SeatFault, SeatSummary
+from referee.core.status import FaultKind, MatchState, SeatStatus
 from spite_engine import Ending, Outcome, parse_rules
 from tournaments.jobs import JobResult, MatchJob, SeatJob
 
@@ -41,7 +41,8 @@ def test_a_broken_job_is_refused(broken: dict[str, object]) -> None:
 
 
 def test_a_result_round_trips_with_its_enums() -> None:
-    seat = SeatSummary(1, "greedy", "1.0", SeatStatus.TIMEOUT, 2, 0, 0, 0, 40, 900, 2100, ("game 0: late",), 10, 20, 30)
+    seat = SeatSummary(1, "greedy", "1.0", SeatStatus.TIMEOUT, 2, 0, 0, 0, 40, 900, 2100,
+                       (SeatFault(FaultKind.TIMEOUT, "game 0: late"),), 10, 20, 30)
     game = GameResult(0, 2**64 - 2, 1, Outcome(Ending.TIMEOUT, (0,), (1, 0), "greedy ran out of time", 1), 80, 30,
                        "/r/m-g000.jsonl.gz")
     result = JobResult(7, "host:1", True, MatchSummary(MatchState.FINISHED, (1, 0), (seat, seat), (game,), (0,)),
@@ -49,6 +50,7 @@ def test_a_result_round_trips_with_its_enums() -> None:
     again = JobResult.from_dict(json.loads(json.dumps(result.to_dict())))
     assert again == result
     assert again.summary is not None and again.summary.seats[0].status is SeatStatus.TIMEOUT
+    assert again.summary.seats[0].faults[0].kind is FaultKind.TIMEOUT
     assert JobResult.from_dict(JobResult.failure(3, "w", "it broke").to_dict()) == JobResult.failure(3, "w", "it broke")
 
 

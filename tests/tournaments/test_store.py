@@ -14,6 +14,8 @@ import pytest
 from spite_engine import parse_rules
 from tournaments.schedule import Entrant, Scheduler
 from tournaments.jobs import JobResult
+from referee.core.reports import SeatFault
+from referee.core.status import FaultKind
 from tournaments.store import Store, StoreError
 
 ENTRANTS = [Entrant("a", ("a",)), Entrant("b", ("b",)), Entrant("c", ("c",))]
@@ -32,7 +34,8 @@ def result(points: list[int], ending: str = "stock-emptied") -> JobResult:
     winners = [s for s, p in enumerate(points) if p == max(points) and max(points) > 0]
     seats = [{"seat": s, "name": f"bot{s}", "version": "1", "status": "done", "timeouts": s, "illegal_moves": 0,
               "malformed": 0, "crashes": 0, "decisions": 10, "decision_us_p50": 900, "decision_us_p99": 2000,
-              "faults": ["game 0 decision 3: no answer"] if s else []} for s in range(2)]
+              "faults": [{"kind": "timeout", "reason": "game 0 decision 3: no answer"}] if s else []}
+             for s in range(2)]
     games = [{"game_number": 0, "seed": 2**64 - 2, "first_seat": 1, "moves": 40, "turns": 12, "replay": None,
               "outcome": {"ending": ending, "winners": winners, "scores": points, "reason": "why", "offender": None}}]
     return JobResult.from_dict({"ok": True, "summary": {"points": points, "seats": seats, "games": games},
@@ -70,6 +73,34 @@ def test_a_match_is_recorded_with_its_results_in_one_transaction_and_only_once(t
         store.record(match, result([1, 0]))
     assert store.db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
     assert list(store.rating_history(tid)) == [(0, "a", 26.0, 7.0)]
+
+
+def test_each_fault_is_kept_with_its_kind(tmp_path: Path) -> None:
+    store, tid = new_store(tmp_path)
+    store.record(store.matches(tid)[0], result([1, 0]))
+    store.close()
+    with Store(tmp_path / "spite.db", readonly=True) as reader:
+        [done] = reader.finished(tid)
+        assert [s.faults for s in done.seats] == [(), (SeatFault(FaultKind.TIMEOUT, "game 0 decision 3: no answer"),)]
+
+
+def test_a_store_from_before_fault_kinds_is_upgraded_keeping_every_reason(tmp_path: Path) -> None:
+    """A schema 2 store held each fault as its words alone: opened by this spite, each is kept,
+    of unknown kind, and the store says schema 3 (an older spite then refuses it, never
+    misreads it)."""
+    store, tid = new_store(tmp_path)
+    store.record(store.matches(tid)[0], result([1, 0]))
+    with store.transaction():
+        store.db.execute("UPDATE seat_results SET faults = ? WHERE seat = 1", (json.dumps(["game 0: it was late"]),))
+        store.db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    store.close()
+    with pytest.raises(StoreError, match="schema 2"):  # a reader does not write: it asks for the upgrade
+        Store(tmp_path / "spite.db", readonly=True)
+    Store(tmp_path / "spite.db").close()  # the writer upgrades
+    with Store(tmp_path / "spite.db", readonly=True) as reader:
+        [done] = reader.finished(tid)
+        assert done.seats[1].faults == (SeatFault(FaultKind.UNKNOWN, "game 0: it was late"),)
+        assert reader.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "3"
 
 
 def test_a_failed_write_leaves_the_match_unfinished(tmp_path: Path) -> None:

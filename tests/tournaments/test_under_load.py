@@ -51,7 +51,7 @@ def test_a_league_beside_eight_busy_processes_charges_no_honest_bot(tmp_path: Pa
     for m in finished:
         for seat in m.seats:
             if seat.faults:
-                charged.setdefault(m.bots[seat.seat], []).extend(seat.faults)
+                charged.setdefault(m.bots[seat.seat], []).extend(f.reason for f in seat.faults)
         for game in m.games:
             if game.offender is not None:
                 charged.setdefault(m.bots[game.offender], []).append(game.ending)

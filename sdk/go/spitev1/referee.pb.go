@@ -279,6 +279,80 @@ func (SeatStatus) EnumDescriptor() ([]byte, []int) {
 	return file_spite_v1_referee_proto_rawDescGZIP(), []int{3}
 }
 
+// What kind of fault a seat report records.
+type FaultKind int32
+
+const (
+	// Not set (a reader's value for a kind it does not know).
+	FaultKind_FAULT_KIND_UNSPECIFIED FaultKind = 0
+	// The next four are the answers the referee refuses, as an ActionResult's Fault names
+	// them. No answer within the deadline plus the time bank.
+	FaultKind_FAULT_KIND_TIMEOUT FaultKind = 1
+	// A well-formed move the rules forbid now.
+	FaultKind_FAULT_KIND_ILLEGAL_MOVE FaultKind = 2
+	// Not a valid action, or (stdio) input that is no message at all.
+	FaultKind_FAULT_KIND_MALFORMED FaultKind = 3
+	// An action for a decision that does not exist yet.
+	FaultKind_FAULT_KIND_WRONG_DECISION FaultKind = 4
+	// Never said Hello within its connect time.
+	FaultKind_FAULT_KIND_NO_SHOW FaultKind = 5
+	// Its process exited during the match.
+	FaultKind_FAULT_KIND_CRASH FaultKind = 6
+	// Its stream ended while its process (if any) still ran.
+	FaultKind_FAULT_KIND_DISCONNECT FaultKind = 7
+)
+
+// Enum value maps for FaultKind.
+var (
+	FaultKind_name = map[int32]string{
+		0: "FAULT_KIND_UNSPECIFIED",
+		1: "FAULT_KIND_TIMEOUT",
+		2: "FAULT_KIND_ILLEGAL_MOVE",
+		3: "FAULT_KIND_MALFORMED",
+		4: "FAULT_KIND_WRONG_DECISION",
+		5: "FAULT_KIND_NO_SHOW",
+		6: "FAULT_KIND_CRASH",
+		7: "FAULT_KIND_DISCONNECT",
+	}
+	FaultKind_value = map[string]int32{
+		"FAULT_KIND_UNSPECIFIED":    0,
+		"FAULT_KIND_TIMEOUT":        1,
+		"FAULT_KIND_ILLEGAL_MOVE":   2,
+		"FAULT_KIND_MALFORMED":      3,
+		"FAULT_KIND_WRONG_DECISION": 4,
+		"FAULT_KIND_NO_SHOW":        5,
+		"FAULT_KIND_CRASH":          6,
+		"FAULT_KIND_DISCONNECT":     7,
+	}
+)
+
+func (x FaultKind) Enum() *FaultKind {
+	p := new(FaultKind)
+	*p = x
+	return p
+}
+
+func (x FaultKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (FaultKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_spite_v1_referee_proto_enumTypes[4].Descriptor()
+}
+
+func (FaultKind) Type() protoreflect.EnumType {
+	return &file_spite_v1_referee_proto_enumTypes[4]
+}
+
+func (x FaultKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use FaultKind.Descriptor instead.
+func (FaultKind) EnumDescriptor() ([]byte, []int) {
+	return file_spite_v1_referee_proto_rawDescGZIP(), []int{4}
+}
+
 // Everything a bot sends on Play.
 type BotMessage struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1775,6 +1849,10 @@ type SeatReport struct {
 	DecisionUsP50 uint64 `protobuf:"varint,9,opt,name=decision_us_p50,json=decisionUsP50,proto3" json:"decision_us_p50,omitempty"`
 	// 99th percentile decision time, microseconds.
 	DecisionUsP99 uint64 `protobuf:"varint,10,opt,name=decision_us_p99,json=decisionUsP99,proto3" json:"decision_us_p99,omitempty"`
+	// Crashes and disconnections over the match.
+	Crashes uint32 `protobuf:"varint,11,opt,name=crashes,proto3" json:"crashes,omitempty"`
+	// Each fault over the match, in order (the first 100; the counts above go on).
+	Faults        []*SeatFault `protobuf:"bytes,12,rep,name=faults,proto3" json:"faults,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1879,6 +1957,76 @@ func (x *SeatReport) GetDecisionUsP99() uint64 {
 	return 0
 }
 
+func (x *SeatReport) GetCrashes() uint32 {
+	if x != nil {
+		return x.Crashes
+	}
+	return 0
+}
+
+func (x *SeatReport) GetFaults() []*SeatFault {
+	if x != nil {
+		return x.Faults
+	}
+	return nil
+}
+
+// One fault of a seat.
+type SeatFault struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What kind of fault.
+	Kind FaultKind `protobuf:"varint,1,opt,name=kind,proto3,enum=spite.v1.FaultKind" json:"kind,omitempty"`
+	// Why, in words, with its game and decision: e.g. "game 0 decision 12: no answer to
+	// decision 12 within 1000 ms plus the time bank".
+	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatFault) Reset() {
+	*x = SeatFault{}
+	mi := &file_spite_v1_referee_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatFault) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatFault) ProtoMessage() {}
+
+func (x *SeatFault) ProtoReflect() protoreflect.Message {
+	mi := &file_spite_v1_referee_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatFault.ProtoReflect.Descriptor instead.
+func (*SeatFault) Descriptor() ([]byte, []int) {
+	return file_spite_v1_referee_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *SeatFault) GetKind() FaultKind {
+	if x != nil {
+		return x.Kind
+	}
+	return FaultKind_FAULT_KIND_UNSPECIFIED
+}
+
+func (x *SeatFault) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 type GameReport struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The game, 0-based.
@@ -1897,7 +2045,7 @@ type GameReport struct {
 
 func (x *GameReport) Reset() {
 	*x = GameReport{}
-	mi := &file_spite_v1_referee_proto_msgTypes[19]
+	mi := &file_spite_v1_referee_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1909,7 +2057,7 @@ func (x *GameReport) String() string {
 func (*GameReport) ProtoMessage() {}
 
 func (x *GameReport) ProtoReflect() protoreflect.Message {
-	mi := &file_spite_v1_referee_proto_msgTypes[19]
+	mi := &file_spite_v1_referee_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1922,7 +2070,7 @@ func (x *GameReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameReport.ProtoReflect.Descriptor instead.
 func (*GameReport) Descriptor() ([]byte, []int) {
-	return file_spite_v1_referee_proto_rawDescGZIP(), []int{19}
+	return file_spite_v1_referee_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GameReport) GetGameNumber() uint32 {
@@ -1980,7 +2128,7 @@ type MatchStatus struct {
 
 func (x *MatchStatus) Reset() {
 	*x = MatchStatus{}
-	mi := &file_spite_v1_referee_proto_msgTypes[20]
+	mi := &file_spite_v1_referee_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1992,7 +2140,7 @@ func (x *MatchStatus) String() string {
 func (*MatchStatus) ProtoMessage() {}
 
 func (x *MatchStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_spite_v1_referee_proto_msgTypes[20]
+	mi := &file_spite_v1_referee_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2005,7 +2153,7 @@ func (x *MatchStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchStatus.ProtoReflect.Descriptor instead.
 func (*MatchStatus) Descriptor() ([]byte, []int) {
-	return file_spite_v1_referee_proto_rawDescGZIP(), []int{20}
+	return file_spite_v1_referee_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *MatchStatus) GetMatchId() string {
@@ -2060,7 +2208,7 @@ type SpectateRequest struct {
 
 func (x *SpectateRequest) Reset() {
 	*x = SpectateRequest{}
-	mi := &file_spite_v1_referee_proto_msgTypes[21]
+	mi := &file_spite_v1_referee_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2072,7 +2220,7 @@ func (x *SpectateRequest) String() string {
 func (*SpectateRequest) ProtoMessage() {}
 
 func (x *SpectateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_spite_v1_referee_proto_msgTypes[21]
+	mi := &file_spite_v1_referee_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2085,7 +2233,7 @@ func (x *SpectateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpectateRequest.ProtoReflect.Descriptor instead.
 func (*SpectateRequest) Descriptor() ([]byte, []int) {
-	return file_spite_v1_referee_proto_rawDescGZIP(), []int{21}
+	return file_spite_v1_referee_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SpectateRequest) GetMatchId() string {
@@ -2111,7 +2259,7 @@ type SpectatorMessage struct {
 
 func (x *SpectatorMessage) Reset() {
 	*x = SpectatorMessage{}
-	mi := &file_spite_v1_referee_proto_msgTypes[22]
+	mi := &file_spite_v1_referee_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2123,7 +2271,7 @@ func (x *SpectatorMessage) String() string {
 func (*SpectatorMessage) ProtoMessage() {}
 
 func (x *SpectatorMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_spite_v1_referee_proto_msgTypes[22]
+	mi := &file_spite_v1_referee_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2136,7 +2284,7 @@ func (x *SpectatorMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpectatorMessage.ProtoReflect.Descriptor instead.
 func (*SpectatorMessage) Descriptor() ([]byte, []int) {
-	return file_spite_v1_referee_proto_rawDescGZIP(), []int{22}
+	return file_spite_v1_referee_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SpectatorMessage) GetBody() isSpectatorMessage_Body {
@@ -2328,7 +2476,7 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"\vseat_tokens\x18\x02 \x03(\tR\n" +
 	"seatTokens\",\n" +
 	"\x0fGetMatchRequest\x12\x19\n" +
-	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\xc9\x02\n" +
+	"\bmatch_id\x18\x01 \x01(\tR\amatchId\"\x90\x03\n" +
 	"\n" +
 	"SeatReport\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12\x12\n" +
@@ -2341,7 +2489,12 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"\tdecisions\x18\b \x01(\rR\tdecisions\x12&\n" +
 	"\x0fdecision_us_p50\x18\t \x01(\x04R\rdecisionUsP50\x12&\n" +
 	"\x0fdecision_us_p99\x18\n" +
-	" \x01(\x04R\rdecisionUsP99\"\x9c\x01\n" +
+	" \x01(\x04R\rdecisionUsP99\x12\x18\n" +
+	"\acrashes\x18\v \x01(\rR\acrashes\x12+\n" +
+	"\x06faults\x18\f \x03(\v2\x13.spite.v1.SeatFaultR\x06faults\"L\n" +
+	"\tSeatFault\x12'\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x13.spite.v1.FaultKindR\x04kind\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x9c\x01\n" +
 	"\n" +
 	"GameReport\x12\x1f\n" +
 	"\vgame_number\x18\x01 \x01(\rR\n" +
@@ -2394,7 +2547,16 @@ const file_spite_v1_referee_proto_rawDesc = "" +
 	"\x10SEAT_STATUS_DONE\x10\x03\x12\x15\n" +
 	"\x11SEAT_STATUS_ERROR\x10\x04\x12\x17\n" +
 	"\x13SEAT_STATUS_INVALID\x10\x05\x12\x17\n" +
-	"\x13SEAT_STATUS_TIMEOUT\x10\x062\x94\x02\n" +
+	"\x13SEAT_STATUS_TIMEOUT\x10\x06*\xde\x01\n" +
+	"\tFaultKind\x12\x1a\n" +
+	"\x16FAULT_KIND_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12FAULT_KIND_TIMEOUT\x10\x01\x12\x1b\n" +
+	"\x17FAULT_KIND_ILLEGAL_MOVE\x10\x02\x12\x18\n" +
+	"\x14FAULT_KIND_MALFORMED\x10\x03\x12\x1d\n" +
+	"\x19FAULT_KIND_WRONG_DECISION\x10\x04\x12\x16\n" +
+	"\x12FAULT_KIND_NO_SHOW\x10\x05\x12\x14\n" +
+	"\x10FAULT_KIND_CRASH\x10\x06\x12\x19\n" +
+	"\x15FAULT_KIND_DISCONNECT\x10\a2\x94\x02\n" +
 	"\aReferee\x12:\n" +
 	"\x04Play\x12\x14.spite.v1.BotMessage\x1a\x18.spite.v1.RefereeMessage(\x010\x01\x12J\n" +
 	"\vCreateMatch\x12\x1c.spite.v1.CreateMatchRequest\x1a\x1d.spite.v1.CreateMatchResponse\x12<\n" +
@@ -2414,92 +2576,96 @@ func file_spite_v1_referee_proto_rawDescGZIP() []byte {
 	return file_spite_v1_referee_proto_rawDescData
 }
 
-var file_spite_v1_referee_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_spite_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_spite_v1_referee_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_spite_v1_referee_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_spite_v1_referee_proto_goTypes = []any{
 	(Fault)(0),                  // 0: spite.v1.Fault
 	(Policy)(0),                 // 1: spite.v1.Policy
 	(MatchState)(0),             // 2: spite.v1.MatchState
 	(SeatStatus)(0),             // 3: spite.v1.SeatStatus
-	(*BotMessage)(nil),          // 4: spite.v1.BotMessage
-	(*Hello)(nil),               // 5: spite.v1.Hello
-	(*Action)(nil),              // 6: spite.v1.Action
-	(*Plan)(nil),                // 7: spite.v1.Plan
-	(*RefereeMessage)(nil),      // 8: spite.v1.RefereeMessage
-	(*Refusal)(nil),             // 9: spite.v1.Refusal
-	(*Welcome)(nil),             // 10: spite.v1.Welcome
-	(*GameStart)(nil),           // 11: spite.v1.GameStart
-	(*EventBatch)(nil),          // 12: spite.v1.EventBatch
-	(*DecisionRequest)(nil),     // 13: spite.v1.DecisionRequest
-	(*ActionResult)(nil),        // 14: spite.v1.ActionResult
-	(*GameOver)(nil),            // 15: spite.v1.GameOver
-	(*MatchOver)(nil),           // 16: spite.v1.MatchOver
-	(*TimeControl)(nil),         // 17: spite.v1.TimeControl
-	(*SeatSpec)(nil),            // 18: spite.v1.SeatSpec
-	(*CreateMatchRequest)(nil),  // 19: spite.v1.CreateMatchRequest
-	(*CreateMatchResponse)(nil), // 20: spite.v1.CreateMatchResponse
-	(*GetMatchRequest)(nil),     // 21: spite.v1.GetMatchRequest
-	(*SeatReport)(nil),          // 22: spite.v1.SeatReport
-	(*GameReport)(nil),          // 23: spite.v1.GameReport
-	(*MatchStatus)(nil),         // 24: spite.v1.MatchStatus
-	(*SpectateRequest)(nil),     // 25: spite.v1.SpectateRequest
-	(*SpectatorMessage)(nil),    // 26: spite.v1.SpectatorMessage
-	(*Move)(nil),                // 27: spite.v1.Move
-	(*RuleSet)(nil),             // 28: spite.v1.RuleSet
-	(*Observation)(nil),         // 29: spite.v1.Observation
-	(*Event)(nil),               // 30: spite.v1.Event
-	(*Outcome)(nil),             // 31: spite.v1.Outcome
+	(FaultKind)(0),              // 4: spite.v1.FaultKind
+	(*BotMessage)(nil),          // 5: spite.v1.BotMessage
+	(*Hello)(nil),               // 6: spite.v1.Hello
+	(*Action)(nil),              // 7: spite.v1.Action
+	(*Plan)(nil),                // 8: spite.v1.Plan
+	(*RefereeMessage)(nil),      // 9: spite.v1.RefereeMessage
+	(*Refusal)(nil),             // 10: spite.v1.Refusal
+	(*Welcome)(nil),             // 11: spite.v1.Welcome
+	(*GameStart)(nil),           // 12: spite.v1.GameStart
+	(*EventBatch)(nil),          // 13: spite.v1.EventBatch
+	(*DecisionRequest)(nil),     // 14: spite.v1.DecisionRequest
+	(*ActionResult)(nil),        // 15: spite.v1.ActionResult
+	(*GameOver)(nil),            // 16: spite.v1.GameOver
+	(*MatchOver)(nil),           // 17: spite.v1.MatchOver
+	(*TimeControl)(nil),         // 18: spite.v1.TimeControl
+	(*SeatSpec)(nil),            // 19: spite.v1.SeatSpec
+	(*CreateMatchRequest)(nil),  // 20: spite.v1.CreateMatchRequest
+	(*CreateMatchResponse)(nil), // 21: spite.v1.CreateMatchResponse
+	(*GetMatchRequest)(nil),     // 22: spite.v1.GetMatchRequest
+	(*SeatReport)(nil),          // 23: spite.v1.SeatReport
+	(*SeatFault)(nil),           // 24: spite.v1.SeatFault
+	(*GameReport)(nil),          // 25: spite.v1.GameReport
+	(*MatchStatus)(nil),         // 26: spite.v1.MatchStatus
+	(*SpectateRequest)(nil),     // 27: spite.v1.SpectateRequest
+	(*SpectatorMessage)(nil),    // 28: spite.v1.SpectatorMessage
+	(*Move)(nil),                // 29: spite.v1.Move
+	(*RuleSet)(nil),             // 30: spite.v1.RuleSet
+	(*Observation)(nil),         // 31: spite.v1.Observation
+	(*Event)(nil),               // 32: spite.v1.Event
+	(*Outcome)(nil),             // 33: spite.v1.Outcome
 }
 var file_spite_v1_referee_proto_depIdxs = []int32{
-	5,  // 0: spite.v1.BotMessage.hello:type_name -> spite.v1.Hello
-	6,  // 1: spite.v1.BotMessage.action:type_name -> spite.v1.Action
-	27, // 2: spite.v1.Action.move:type_name -> spite.v1.Move
-	7,  // 3: spite.v1.Action.plan:type_name -> spite.v1.Plan
-	27, // 4: spite.v1.Plan.moves:type_name -> spite.v1.Move
-	10, // 5: spite.v1.RefereeMessage.welcome:type_name -> spite.v1.Welcome
-	11, // 6: spite.v1.RefereeMessage.game_start:type_name -> spite.v1.GameStart
-	12, // 7: spite.v1.RefereeMessage.events:type_name -> spite.v1.EventBatch
-	13, // 8: spite.v1.RefereeMessage.decision:type_name -> spite.v1.DecisionRequest
-	14, // 9: spite.v1.RefereeMessage.result:type_name -> spite.v1.ActionResult
-	15, // 10: spite.v1.RefereeMessage.game_over:type_name -> spite.v1.GameOver
-	16, // 11: spite.v1.RefereeMessage.match_over:type_name -> spite.v1.MatchOver
-	9,  // 12: spite.v1.RefereeMessage.refusal:type_name -> spite.v1.Refusal
-	28, // 13: spite.v1.Welcome.rules:type_name -> spite.v1.RuleSet
-	17, // 14: spite.v1.Welcome.time_control:type_name -> spite.v1.TimeControl
+	6,  // 0: spite.v1.BotMessage.hello:type_name -> spite.v1.Hello
+	7,  // 1: spite.v1.BotMessage.action:type_name -> spite.v1.Action
+	29, // 2: spite.v1.Action.move:type_name -> spite.v1.Move
+	8,  // 3: spite.v1.Action.plan:type_name -> spite.v1.Plan
+	29, // 4: spite.v1.Plan.moves:type_name -> spite.v1.Move
+	11, // 5: spite.v1.RefereeMessage.welcome:type_name -> spite.v1.Welcome
+	12, // 6: spite.v1.RefereeMessage.game_start:type_name -> spite.v1.GameStart
+	13, // 7: spite.v1.RefereeMessage.events:type_name -> spite.v1.EventBatch
+	14, // 8: spite.v1.RefereeMessage.decision:type_name -> spite.v1.DecisionRequest
+	15, // 9: spite.v1.RefereeMessage.result:type_name -> spite.v1.ActionResult
+	16, // 10: spite.v1.RefereeMessage.game_over:type_name -> spite.v1.GameOver
+	17, // 11: spite.v1.RefereeMessage.match_over:type_name -> spite.v1.MatchOver
+	10, // 12: spite.v1.RefereeMessage.refusal:type_name -> spite.v1.Refusal
+	30, // 13: spite.v1.Welcome.rules:type_name -> spite.v1.RuleSet
+	18, // 14: spite.v1.Welcome.time_control:type_name -> spite.v1.TimeControl
 	1,  // 15: spite.v1.Welcome.policy:type_name -> spite.v1.Policy
-	29, // 16: spite.v1.GameStart.observation:type_name -> spite.v1.Observation
-	30, // 17: spite.v1.EventBatch.events:type_name -> spite.v1.Event
-	29, // 18: spite.v1.DecisionRequest.observation:type_name -> spite.v1.Observation
-	27, // 19: spite.v1.ActionResult.applied:type_name -> spite.v1.Move
+	31, // 16: spite.v1.GameStart.observation:type_name -> spite.v1.Observation
+	32, // 17: spite.v1.EventBatch.events:type_name -> spite.v1.Event
+	31, // 18: spite.v1.DecisionRequest.observation:type_name -> spite.v1.Observation
+	29, // 19: spite.v1.ActionResult.applied:type_name -> spite.v1.Move
 	0,  // 20: spite.v1.ActionResult.fault:type_name -> spite.v1.Fault
-	31, // 21: spite.v1.GameOver.outcome:type_name -> spite.v1.Outcome
-	18, // 22: spite.v1.CreateMatchRequest.seats:type_name -> spite.v1.SeatSpec
-	17, // 23: spite.v1.CreateMatchRequest.time_control:type_name -> spite.v1.TimeControl
+	33, // 21: spite.v1.GameOver.outcome:type_name -> spite.v1.Outcome
+	19, // 22: spite.v1.CreateMatchRequest.seats:type_name -> spite.v1.SeatSpec
+	18, // 23: spite.v1.CreateMatchRequest.time_control:type_name -> spite.v1.TimeControl
 	1,  // 24: spite.v1.CreateMatchRequest.policy:type_name -> spite.v1.Policy
 	3,  // 25: spite.v1.SeatReport.status:type_name -> spite.v1.SeatStatus
-	31, // 26: spite.v1.GameReport.outcome:type_name -> spite.v1.Outcome
-	2,  // 27: spite.v1.MatchStatus.state:type_name -> spite.v1.MatchState
-	28, // 28: spite.v1.MatchStatus.rules:type_name -> spite.v1.RuleSet
-	22, // 29: spite.v1.MatchStatus.seats:type_name -> spite.v1.SeatReport
-	23, // 30: spite.v1.MatchStatus.games:type_name -> spite.v1.GameReport
-	16, // 31: spite.v1.MatchStatus.result:type_name -> spite.v1.MatchOver
-	11, // 32: spite.v1.SpectatorMessage.game_start:type_name -> spite.v1.GameStart
-	12, // 33: spite.v1.SpectatorMessage.events:type_name -> spite.v1.EventBatch
-	15, // 34: spite.v1.SpectatorMessage.game_over:type_name -> spite.v1.GameOver
-	16, // 35: spite.v1.SpectatorMessage.match_over:type_name -> spite.v1.MatchOver
-	4,  // 36: spite.v1.Referee.Play:input_type -> spite.v1.BotMessage
-	19, // 37: spite.v1.Referee.CreateMatch:input_type -> spite.v1.CreateMatchRequest
-	21, // 38: spite.v1.Referee.GetMatch:input_type -> spite.v1.GetMatchRequest
-	25, // 39: spite.v1.Referee.Spectate:input_type -> spite.v1.SpectateRequest
-	8,  // 40: spite.v1.Referee.Play:output_type -> spite.v1.RefereeMessage
-	20, // 41: spite.v1.Referee.CreateMatch:output_type -> spite.v1.CreateMatchResponse
-	24, // 42: spite.v1.Referee.GetMatch:output_type -> spite.v1.MatchStatus
-	26, // 43: spite.v1.Referee.Spectate:output_type -> spite.v1.SpectatorMessage
-	40, // [40:44] is the sub-list for method output_type
-	36, // [36:40] is the sub-list for method input_type
-	36, // [36:36] is the sub-list for extension type_name
-	36, // [36:36] is the sub-list for extension extendee
-	0,  // [0:36] is the sub-list for field type_name
+	24, // 26: spite.v1.SeatReport.faults:type_name -> spite.v1.SeatFault
+	4,  // 27: spite.v1.SeatFault.kind:type_name -> spite.v1.FaultKind
+	33, // 28: spite.v1.GameReport.outcome:type_name -> spite.v1.Outcome
+	2,  // 29: spite.v1.MatchStatus.state:type_name -> spite.v1.MatchState
+	30, // 30: spite.v1.MatchStatus.rules:type_name -> spite.v1.RuleSet
+	23, // 31: spite.v1.MatchStatus.seats:type_name -> spite.v1.SeatReport
+	25, // 32: spite.v1.MatchStatus.games:type_name -> spite.v1.GameReport
+	17, // 33: spite.v1.MatchStatus.result:type_name -> spite.v1.MatchOver
+	12, // 34: spite.v1.SpectatorMessage.game_start:type_name -> spite.v1.GameStart
+	13, // 35: spite.v1.SpectatorMessage.events:type_name -> spite.v1.EventBatch
+	16, // 36: spite.v1.SpectatorMessage.game_over:type_name -> spite.v1.GameOver
+	17, // 37: spite.v1.SpectatorMessage.match_over:type_name -> spite.v1.MatchOver
+	5,  // 38: spite.v1.Referee.Play:input_type -> spite.v1.BotMessage
+	20, // 39: spite.v1.Referee.CreateMatch:input_type -> spite.v1.CreateMatchRequest
+	22, // 40: spite.v1.Referee.GetMatch:input_type -> spite.v1.GetMatchRequest
+	27, // 41: spite.v1.Referee.Spectate:input_type -> spite.v1.SpectateRequest
+	9,  // 42: spite.v1.Referee.Play:output_type -> spite.v1.RefereeMessage
+	21, // 43: spite.v1.Referee.CreateMatch:output_type -> spite.v1.CreateMatchResponse
+	26, // 44: spite.v1.Referee.GetMatch:output_type -> spite.v1.MatchStatus
+	28, // 45: spite.v1.Referee.Spectate:output_type -> spite.v1.SpectatorMessage
+	42, // [42:46] is the sub-list for method output_type
+	38, // [38:42] is the sub-list for method input_type
+	38, // [38:38] is the sub-list for extension type_name
+	38, // [38:38] is the sub-list for extension extendee
+	0,  // [0:38] is the sub-list for field type_name
 }
 
 func init() { file_spite_v1_referee_proto_init() }
@@ -2527,7 +2693,7 @@ func file_spite_v1_referee_proto_init() {
 		(*RefereeMessage_MatchOver)(nil),
 		(*RefereeMessage_Refusal)(nil),
 	}
-	file_spite_v1_referee_proto_msgTypes[22].OneofWrappers = []any{
+	file_spite_v1_referee_proto_msgTypes[23].OneofWrappers = []any{
 		(*SpectatorMessage_GameStart)(nil),
 		(*SpectatorMessage_Events)(nil),
 		(*SpectatorMessage_GameOver)(nil),
@@ -2538,8 +2704,8 @@ func file_spite_v1_referee_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_spite_v1_referee_proto_rawDesc), len(file_spite_v1_referee_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   23,
+			NumEnums:      5,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -40,6 +40,17 @@ class SeatStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SEAT_STATUS_ERROR: _ClassVar[SeatStatus]
     SEAT_STATUS_INVALID: _ClassVar[SeatStatus]
     SEAT_STATUS_TIMEOUT: _ClassVar[SeatStatus]
+
+class FaultKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FAULT_KIND_UNSPECIFIED: _ClassVar[FaultKind]
+    FAULT_KIND_TIMEOUT: _ClassVar[FaultKind]
+    FAULT_KIND_ILLEGAL_MOVE: _ClassVar[FaultKind]
+    FAULT_KIND_MALFORMED: _ClassVar[FaultKind]
+    FAULT_KIND_WRONG_DECISION: _ClassVar[FaultKind]
+    FAULT_KIND_NO_SHOW: _ClassVar[FaultKind]
+    FAULT_KIND_CRASH: _ClassVar[FaultKind]
+    FAULT_KIND_DISCONNECT: _ClassVar[FaultKind]
 FAULT_NONE: Fault
 FAULT_TIMEOUT: Fault
 FAULT_ILLEGAL_MOVE: Fault
@@ -61,6 +72,14 @@ SEAT_STATUS_DONE: SeatStatus
 SEAT_STATUS_ERROR: SeatStatus
 SEAT_STATUS_INVALID: SeatStatus
 SEAT_STATUS_TIMEOUT: SeatStatus
+FAULT_KIND_UNSPECIFIED: FaultKind
+FAULT_KIND_TIMEOUT: FaultKind
+FAULT_KIND_ILLEGAL_MOVE: FaultKind
+FAULT_KIND_MALFORMED: FaultKind
+FAULT_KIND_WRONG_DECISION: FaultKind
+FAULT_KIND_NO_SHOW: FaultKind
+FAULT_KIND_CRASH: FaultKind
+FAULT_KIND_DISCONNECT: FaultKind
 
 class BotMessage(_message.Message):
     __slots__ = ("hello", "action")
@@ -277,7 +296,7 @@ class GetMatchRequest(_message.Message):
     def __init__(self, match_id: _Optional[str] = ...) -> None: ...
 
 class SeatReport(_message.Message):
-    __slots__ = ("seat", "name", "version", "status", "timeouts", "illegal_moves", "malformed", "decisions", "decision_us_p50", "decision_us_p99")
+    __slots__ = ("seat", "name", "version", "status", "timeouts", "illegal_moves", "malformed", "decisions", "decision_us_p50", "decision_us_p99", "crashes", "faults")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -288,6 +307,8 @@ class SeatReport(_message.Message):
     DECISIONS_FIELD_NUMBER: _ClassVar[int]
     DECISION_US_P50_FIELD_NUMBER: _ClassVar[int]
     DECISION_US_P99_FIELD_NUMBER: _ClassVar[int]
+    CRASHES_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     name: str
     version: str
@@ -298,7 +319,17 @@ class SeatReport(_message.Message):
     decisions: int
     decision_us_p50: int
     decision_us_p99: int
-    def __init__(self, seat: _Optional[int] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., status: _Optional[_Union[SeatStatus, str]] = ..., timeouts: _Optional[int] = ..., illegal_moves: _Optional[int] = ..., malformed: _Optional[int] = ..., decisions: _Optional[int] = ..., decision_us_p50: _Optional[int] = ..., decision_us_p99: _Optional[int] = ...) -> None: ...
+    crashes: int
+    faults: _containers.RepeatedCompositeFieldContainer[SeatFault]
+    def __init__(self, seat: _Optional[int] = ..., name: _Optional[str] = ..., version: _Optional[str] = ..., status: _Optional[_Union[SeatStatus, str]] = ..., timeouts: _Optional[int] = ..., illegal_moves: _Optional[int] = ..., malformed: _Optional[int] = ..., decisions: _Optional[int] = ..., decision_us_p50: _Optional[int] = ..., decision_us_p99: _Optional[int] = ..., crashes: _Optional[int] = ..., faults: _Optional[_Iterable[_Union[SeatFault, _Mapping]]] = ...) -> None: ...
+
+class SeatFault(_message.Message):
+    __slots__ = ("kind", "reason")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    kind: FaultKind
+    reason: str
+    def __init__(self, kind: _Optional[_Union[FaultKind, str]] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class GameReport(_message.Message):
     __slots__ = ("game_number", "seed", "outcome", "moves", "replay")
