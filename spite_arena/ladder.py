@@ -283,7 +283,7 @@ class Ladder:
             elif report.timeouts:
                 self.store.add_incident(LadderIncident.TIMEOUT, f"seat {seat} (version {game.versions[seat]}): "
                                         f"{report.timeouts} timeout(s)", game.id)
-        self.store.finish_game(game.id, ending=played.outcome.ending.value, reason=played.outcome.reason,
+        self.store.finish_game(game.id, ending=played.outcome.ending, reason=played.outcome.reason,
                                winners=played.outcome.winners, scores=played.outcome.scores, faults=faults,
                                replay=played.replay, logs=logs, params=self.competition.rating,
                                rated=game.phase is GamePhase.LADDER, offender=played.outcome.offender)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from referee.core.reports import SeatFault
+from spite_engine import Ending
 from tournaments.ratings import RatingParams, Ratings, placings
 from tournaments.sqlite_file import StoreError, WriterLock, check_existing, connect
 from tournaments.store import ScheduleStatus
@@ -280,7 +281,7 @@ class Game:
     attempts: int
     created_at: str
     finished_at: str | None
-    ending: str | None
+    ending: Ending | None
     reason: str | None
     winners: tuple[int, ...]
     scores: tuple[int, ...]
@@ -303,7 +304,7 @@ def _game(row: sqlite3.Row) -> Game:
         return json.loads(text) if text else default
     return Game(row["id"], GamePhase(row["phase"]), ScheduleStatus(row["status"]), tuple(json.loads(row["versions"])),
                 int(row["seed"]), int(row["bot_seed"]), row["attempts"], row["created_at"], row["finished_at"],
-                row["ending"], row["reason"], tuple(load(row["winners"], [])), tuple(load(row["scores"], [])),
+                Ending(row["ending"]) if row["ending"] else None, row["reason"], tuple(load(row["winners"], [])), tuple(load(row["scores"], [])),
                 tuple(tuple(SeatFault.from_json(f) for f in seat) for seat in load(row["faults"], [])), row["replay"], tuple(load(row["logs"], [])),
                 row["error"])
 
@@ -731,7 +732,7 @@ class ArenaStore:
         return [_game(r) for r in self.db.execute(
             "SELECT * FROM games WHERE status = 'pending' AND phase = ? ORDER BY id", (phase,))]
 
-    def finish_game(self, game_id: int, *, ending: str, reason: str, winners: Sequence[int], scores: Sequence[int],
+    def finish_game(self, game_id: int, *, ending: Ending, reason: str, winners: Sequence[int], scores: Sequence[int],
                     faults: Sequence[Sequence[SeatFault]], replay: str | None, logs: Sequence[str | None],
                     params: RatingParams, rated: bool = True, offender: int | None = None) -> None:
         """Record a played game and, in the same transaction, its versions' new ratings.

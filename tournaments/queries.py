@@ -112,7 +112,7 @@ class GameRow:
     rules: str
     bots: tuple[str, ...]
     entrants: tuple[str, ...]
-    ending: str
+    ending: Ending
     by_rules: bool
     winners: tuple[int, ...]
     scores: tuple[int, ...]
@@ -145,7 +145,7 @@ class GameFilter:
     bot: str | None = None
     opponent: str | None = None
     result: str | None = None
-    ending: str | None = None
+    ending: Ending | None = None
     rules: str | None = None
     tournament: int | None = None
     limit: int = 100
@@ -165,13 +165,15 @@ class GameFilter:
                     values[key] = int(values[key])
                 except ValueError:
                     raise BadQuery(f"{key} must be a whole number, got {values[key]!r}") from None
+        if "ending" in values:
+            if values["ending"] not in ENDINGS:
+                raise BadQuery(f"ending must be one of {', '.join(ENDINGS)}, got {values['ending']!r}")
+            values["ending"] = Ending(values["ending"])
         found = cls(**values)
         if found.result is not None and found.result not in RESULTS:
             raise BadQuery(f"result must be one of {', '.join(RESULTS)}, got {found.result!r}")
         if found.result is not None and found.bot is None:
             raise BadQuery("result needs bot: it is the result from that bot's side")
-        if found.ending is not None and found.ending not in ENDINGS:
-            raise BadQuery(f"ending must be one of {', '.join(ENDINGS)}, got {found.ending!r}")
         if not 1 <= found.limit <= 1000:
             raise BadQuery(f"limit must be 1..1000, got {found.limit}")
         if found.offset < 0:

@@ -67,7 +67,7 @@ class BotHealth:
         return self.timeouts + self.illegal_moves + self.malformed + self.crashes
 
 
-FAILED_ENDINGS = frozenset(e.value for e in (Ending.CRASH, Ending.DISCONNECT, Ending.TIMEOUT, Ending.NO_SHOW))
+FAILED_ENDINGS = frozenset({Ending.CRASH, Ending.DISCONNECT, Ending.TIMEOUT, Ending.NO_SHOW})
 """Game endings that count against the bot at fault when judging chronic failure."""
 
 

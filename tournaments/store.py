@@ -42,6 +42,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from referee.core.reports import SeatFault
 from referee.core.status import SeatStatus
+from spite_engine import Ending
 
 from .jobs import JobResult
 from .sqlite_file import StoreError as StoreError
@@ -246,9 +247,7 @@ class GameRecord:
     game_number: int
     seed: int
     first_seat: int
-    ending: str
-    """A ``spite_engine.Ending`` value (a plain Enum: the record keeps its string, as the
-    games list, its filters and its JSON use it)."""
+    ending: Ending
     by_rules: bool
     """Ended by the rules (not cut off by the referee)."""
     winners: tuple[int, ...]
@@ -262,7 +261,7 @@ class GameRecord:
 
     @classmethod
     def from_row(cls, row: sqlite3.Row) -> GameRecord:
-        return cls(row["match_id"], row["game_number"], int(row["seed"]), row["first_seat"], row["ending"],
+        return cls(row["match_id"], row["game_number"], int(row["seed"]), row["first_seat"], Ending(row["ending"]),
                    bool(row["by_rules"]), tuple(json.loads(row["winners"])), tuple(json.loads(row["scores"])),
                    row["reason"], row["offender"], row["moves"], row["turns"], row["replay"])
 

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum, IntEnum
+from enum import IntEnum, StrEnum
 from typing import NamedTuple
 
 from .cards import Card
 from .moves import Move
 
 
-class Ending(Enum):
-    """Every way a game can end. The first four are the rules'; the rest the referee's."""
+class Ending(StrEnum):
+    """Every way a game can end. The first four are the rules'; the rest the referee's.
+
+    A string enum: a member is its value (``Ending.STALEMATE == "stalemate"``), as JSON, the
+    replays and the stores write it."""
 
     STOCK_EMPTIED = "stock-emptied"
     STALEMATE = "stalemate"

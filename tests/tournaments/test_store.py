@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from spite_engine import parse_rules
+from spite_engine import Ending, parse_rules
 from tournaments.schedule import Entrant, Scheduler
 from tournaments.jobs import JobResult
 from referee.core.reports import SeatFault
@@ -68,6 +68,7 @@ def test_a_match_is_recorded_with_its_results_in_one_transaction_and_only_once(t
     store.record(match, result([1, 0]), [(0, "a", 26.0, 7.0)])
     done = store.finished(tid)
     assert len(done) == 1 and done[0].points == (1, 0) and done[0].games[0].seed == 2**64 - 2
+    assert done[0].games[0].ending is Ending.STOCK_EMPTIED  # typed, as the referee reported it
     assert done[0].seats[1].decision_histogram == {81: 10}
     with pytest.raises(StoreError, match="already finished"):
         store.record(match, result([1, 0]))

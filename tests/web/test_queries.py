@@ -44,6 +44,7 @@ def test_games_filters(league: League) -> None:
         assert pair.total == 2 and all(set(g.bots) == {"greedy", "naive"} for g in pair.games)
         for ending in {g.ending for g in everything.games}:
             assert all(g.ending == ending for g in q.games(GameFilter(ending=ending)).games)
+            assert GameFilter.parse({"ending": ending.value}).ending is ending  # the typed member, from its word
         assert q.games(GameFilter(rules="standard")).total == 6
         assert q.games(GameFilter(rules="skip-bo")).total == 0
         assert q.games(GameFilter(limit=2, offset=5)).games == everything.games[5:]
