@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tournaments.queries import Leaderboard
-from tournaments.standings import BotHealth
+from tournaments.standings import BotHealth, StandingRow
 
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -42,21 +42,21 @@ def failing_lines(failing: Sequence[tuple[str, BotHealth]], limit: int = 5) -> l
     return lines
 
 
-def _show_points(show_points: bool, row: dict[str, Any]) -> list[str]:
-    return [str(row["points"])] if show_points else []
+def _show_points(show_points: bool, row: StandingRow) -> list[str]:
+    return [str(row.points)] if show_points else []
 
 
-def _win_rate(row: dict[str, Any]) -> str:
-    return f"{row['win_rate']:.0%} ({row['win_rate_low']:.0%}-{row['win_rate_high']:.0%})"
+def _win_rate(row: StandingRow) -> str:
+    return f"{row.win_rate:.0%} ({row.win_rate_low:.0%}-{row.win_rate_high:.0%})"
 
 
-def _cells(row: dict[str, Any], show_points: bool) -> list[str]:
-    name = row["name"] + (" (benched)" if row.get("benched") else "")
-    return ([str(row["rank"]), name, f"{row['mu']:.2f}", f"{row['sigma']:.2f}", f"{row['conservative']:.2f}",
-             str(row["matches"]), str(row["wins"]), str(row["draws"]), str(row["losses"])]
+def _cells(row: StandingRow, show_points: bool) -> list[str]:
+    name = row.name + (" (benched)" if row.benched else "")
+    return ([str(row.rank), name, f"{row.mu:.2f}", f"{row.sigma:.2f}", f"{row.conservative:.2f}",
+             str(row.matches), str(row.wins), str(row.draws), str(row.losses)]
             + _show_points(show_points, row)
-            + [_win_rate(row), str(row["timeouts"]), str(row["illegal_moves"] + row["malformed"]), str(row["crashes"]),
-               f"{row['decision_ms_p50']:.2f}", f"{row['decision_ms_p99']:.2f}"])
+            + [_win_rate(row), str(row.timeouts), str(row.illegal_moves + row.malformed), str(row.crashes),
+               f"{row.decision_ms_p50:.2f}", f"{row.decision_ms_p99:.2f}"])
 
 
 def _headers(show_points: bool) -> list[str]:
@@ -74,36 +74,32 @@ def _score(cell: dict[str, float] | None) -> str:
 @dataclass(frozen=True)
 class Column:
     header: str
-    cell: Callable[[dict[str, Any]], str]
+    cell: Callable[[StandingRow], str]
     left: bool = False
 
 
-def _faults(row: dict[str, Any]) -> int:
-    return int(row["timeouts"] + row["illegal_moves"] + row["malformed"] + row["crashes"])
-
-
 COLUMNS: dict[str, Column] = {
-    "rank": Column("#", lambda r: str(r["rank"])),
-    "bot": Column("bot", lambda r: r["name"] + (" (benched)" if r.get("benched") else ""), left=True),
-    "mu": Column("mu", lambda r: f"{r['mu']:.2f}"),
-    "sigma": Column("sigma", lambda r: f"{r['sigma']:.2f}"),
-    "mu±σ": Column("mu±σ", lambda r: f"{r['mu']:.1f}±{r['sigma']:.1f}"),
-    "cons": Column("mu-3σ", lambda r: f"{r['conservative']:.2f}"),
-    "matches": Column("matches", lambda r: str(r["matches"])),
-    "W": Column("W", lambda r: str(r["wins"])),
-    "D": Column("D", lambda r: str(r["draws"])),
-    "L": Column("L", lambda r: str(r["losses"])),
-    "WDL": Column("W-D-L", lambda r: f"{r['wins']}-{r['draws']}-{r['losses']}"),
-    "points": Column("points", lambda r: str(r["points"])),
+    "rank": Column("#", lambda r: str(r.rank)),
+    "bot": Column("bot", lambda r: r.name + (" (benched)" if r.benched else ""), left=True),
+    "mu": Column("mu", lambda r: f"{r.mu:.2f}"),
+    "sigma": Column("sigma", lambda r: f"{r.sigma:.2f}"),
+    "mu±σ": Column("mu±σ", lambda r: f"{r.mu:.1f}±{r.sigma:.1f}"),
+    "cons": Column("mu-3σ", lambda r: f"{r.conservative:.2f}"),
+    "matches": Column("matches", lambda r: str(r.matches)),
+    "W": Column("W", lambda r: str(r.wins)),
+    "D": Column("D", lambda r: str(r.draws)),
+    "L": Column("L", lambda r: str(r.losses)),
+    "WDL": Column("W-D-L", lambda r: f"{r.wins}-{r.draws}-{r.losses}"),
+    "points": Column("points", lambda r: str(r.points)),
     "winrate_ci": Column("win rate (95% CI)", _win_rate),
-    "winrate": Column("win%", lambda r: f"{r['win_rate']:.0%}"),
-    "timeouts": Column("timeouts", lambda r: str(r["timeouts"])),
-    "illegal": Column("illegal", lambda r: str(r["illegal_moves"] + r["malformed"])),
-    "crashes": Column("crashes", lambda r: str(r["crashes"])),
-    "faults": Column("faults", lambda r: str(_faults(r))),
-    "p50": Column("p50 ms", lambda r: f"{r['decision_ms_p50']:.2f}"),
-    "p99": Column("p99 ms", lambda r: f"{r['decision_ms_p99']:.2f}"),
-    "ms": Column("ms p50/p99", lambda r: f"{r['decision_ms_p50']:.1f}/{r['decision_ms_p99']:.1f}"),
+    "winrate": Column("win%", lambda r: f"{r.win_rate:.0%}"),
+    "timeouts": Column("timeouts", lambda r: str(r.timeouts)),
+    "illegal": Column("illegal", lambda r: str(r.illegal_moves + r.malformed)),
+    "crashes": Column("crashes", lambda r: str(r.crashes)),
+    "faults": Column("faults", lambda r: str(r.faults)),
+    "p50": Column("p50 ms", lambda r: f"{r.decision_ms_p50:.2f}"),
+    "p99": Column("p99 ms", lambda r: f"{r.decision_ms_p99:.2f}"),
+    "ms": Column("ms p50/p99", lambda r: f"{r.decision_ms_p50:.1f}/{r.decision_ms_p99:.1f}"),
 }
 
 LAYOUTS: tuple[tuple[str, ...], ...] = (
@@ -121,7 +117,7 @@ into mu±σ) or go, so that no number is ever cut. The bot name is the one cell 
 shortened, in the narrowest layout only."""
 
 
-def layout_for(board: Sequence[dict[str, Any]], show_points: bool, width: int) -> tuple[str, ...]:
+def layout_for(board: Sequence[StandingRow], show_points: bool, width: int) -> tuple[str, ...]:
     """The widest layout whose table fits in ``width`` cells (else the narrowest)."""
     for layout in LAYOUTS:
         keys = tuple(k for k in layout if show_points or k != "points")
@@ -130,7 +126,7 @@ def layout_for(board: Sequence[dict[str, Any]], show_points: bool, width: int) -
     return tuple(k for k in LAYOUTS[-1] if show_points or k != "points")
 
 
-def table_width(board: Sequence[dict[str, Any]], keys: Sequence[str]) -> int:
+def table_width(board: Sequence[StandingRow], keys: Sequence[str]) -> int:
     """The width rich gives a table of these columns (one cell of padding each side, a border between)."""
     total = len(keys) + 1
     for key in keys:
@@ -142,7 +138,7 @@ def table_width(board: Sequence[dict[str, Any]], keys: Sequence[str]) -> int:
 class FitTable:
     """The leaderboard as a rich renderable that picks its columns for the width it is given."""
 
-    def __init__(self, board: Sequence[dict[str, Any]], title: str, show_points: bool,
+    def __init__(self, board: Sequence[StandingRow], title: str, show_points: bool,
                  limit: int | None = None) -> None:
         self.board = list(board)
         self.title = title
@@ -161,7 +157,7 @@ class FitTable:
                 need = max([cell_len(column.header)] + [cell_len(column.cell(row)) for row in shown])
                 table.add_column(column.header, justify="right", no_wrap=True, overflow="fold", min_width=need)
         for row in shown:
-            style = "red" if _faults(row) else None
+            style = "red" if row.faults else None
             table.add_row(*(COLUMNS[k].cell(row) for k in keys), style=style)
         if self.limit is not None and len(self.board) > self.limit:
             table.caption = f"... and {len(self.board) - self.limit} more"
@@ -171,7 +167,7 @@ class FitTable:
         yield self.table(options.max_width)
 
 
-def rich_table(board: Sequence[dict[str, Any]], title: str, show_points: bool, limit: int | None = None) -> FitTable:
+def rich_table(board: Sequence[StandingRow], title: str, show_points: bool, limit: int | None = None) -> FitTable:
     """The leaderboard table, its columns chosen by the width it is drawn at."""
     return FitTable(board, title, show_points, limit)
 
@@ -180,8 +176,8 @@ class FitHeadToHead:
     """Head to head; where the bots' names do not fit as column headers, the columns are
     numbered by rank and the rows say which number is which bot."""
 
-    def __init__(self, board: Sequence[dict[str, Any]], h2h: dict[str, dict[str, dict[str, float]]]) -> None:
-        self.names = [row["name"] for row in board]
+    def __init__(self, board: Sequence[StandingRow], h2h: dict[str, dict[str, dict[str, float]]]) -> None:
+        self.names = [row.name for row in board]
         self.h2h = h2h
 
     def table(self, width: int, numbered: bool) -> Table:
@@ -212,15 +208,15 @@ class FitHeadToHead:
         yield self.table(width, numbered=full > width)
 
 
-def rich_head_to_head(board: Sequence[dict[str, Any]], h2h: dict[str, dict[str, dict[str, float]]]) -> FitHeadToHead:
+def rich_head_to_head(board: Sequence[StandingRow], h2h: dict[str, dict[str, dict[str, float]]]) -> FitHeadToHead:
     return FitHeadToHead(board, h2h)
 
 
 def render(fmt: str, leaderboard: Leaderboard) -> str | Group:
     """The leaderboard in ``fmt``: a rich renderable for ``table``, text for the others."""
-    board, h2h, show_points = leaderboard.board(), leaderboard.head_to_head, leaderboard.show_points
+    board, h2h, show_points = leaderboard.rows, leaderboard.head_to_head, leaderboard.show_points
     if fmt == "json":
-        return json.dumps({**leaderboard.meta, "leaderboard": board, "head_to_head": h2h}, indent=2)
+        return json.dumps({**leaderboard.meta, "leaderboard": leaderboard.board(), "head_to_head": h2h}, indent=2)
     if fmt == "csv":
         buffer = io.StringIO()
         columns = ["rank", "name", "mu", "sigma", "conservative", "matches", "games", "wins", "draws", "losses",
@@ -228,13 +224,13 @@ def render(fmt: str, leaderboard: Leaderboard) -> str | Group:
                    "crashes", "decisions", "decision_ms_p50", "decision_ms_p99", "cpu_ms_per_decision", "benched"]
         writer = csv.DictWriter(buffer, columns, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
-        writer.writerows(board)
+        writer.writerows(leaderboard.board())
         return buffer.getvalue().rstrip("\n")
     if fmt == "markdown":
         lines = [f"### {leaderboard.title}", "", "| " + " | ".join(_headers(show_points)) + " |",
                  "|" + "---|" * len(_headers(show_points))]
         lines += ["| " + " | ".join(_cells(row, show_points)) + " |" for row in board]
-        names = [row["name"] for row in board]
+        names = [row.name for row in board]
         lines += ["", "Head to head (row's score against column: win 1, draw 1/2):", "",
                   "| | " + " | ".join(names) + " |", "|" + "---|" * (len(names) + 1)]
         lines += ["| " + a + " | " + " | ".join("·" if a == b else _score(h2h[a].get(b)) for b in names) + " |"

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from tournaments.config import TournamentConfig
-from tournaments.standings import BotHealth, Standings
+from tournaments.standings import BotHealth, StandingRow, Standings
 from tournaments.store import MatchRow
 from tournaments.views import PlainView, View
 
@@ -37,7 +37,7 @@ class LiveView:
                                  TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console)
         self.task = self.progress.add_task("matches", total=None)
         self.recent: deque[str] = deque(maxlen=6)
-        self.board: list[dict[str, Any]] = []
+        self.board: list[StandingRow] = []
         self.failing: list[tuple[str, BotHealth]] = []
         # Transient: when the run ends the view goes, and the final leaderboard is printed in its place.
         self.live = Live(self._render(), console=console, refresh_per_second=4, transient=True)
@@ -76,7 +76,7 @@ class LiveView:
         self.recent.append(line + "".join(f"  ! {f}" for f in faults))
         self.live.update(self._render())
 
-    def update(self, board: list[dict[str, Any]], standings: Standings) -> None:
+    def update(self, board: list[StandingRow], standings: Standings) -> None:
         self.board = board
         self.failing = standings.failing()
         self.live.update(self._render())

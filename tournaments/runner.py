@@ -37,7 +37,7 @@ from .config import TournamentConfig
 from .jobs import JobResult, MatchJob, SeatJob
 from .ratings import Ratings, placings, separated
 from .schedule import Scheduler
-from .standings import BotHealth, Standings, rows
+from .standings import BotHealth, StandingRow, Standings, rows
 from .store import FinishedMatch, IncidentKind, MatchRow, ScheduleStatus, Store, TournamentStatus
 from .views import PlainView, View
 
@@ -218,7 +218,7 @@ class RunSummary:
     void: int
     rounds: int
     elapsed_s: float
-    board: list[dict[str, Any]] = field(default_factory=list)
+    board: list[StandingRow] = field(default_factory=list)
     failing: list[tuple[str, BotHealth]] = field(default_factory=list)
     played: int = 0
     """Matches this run played (``done`` counts earlier runs' too, after a resume)."""
@@ -260,8 +260,8 @@ class Runner:
         for bot, reason in self.store.benched(self.tournament_id).items():
             self.standings.bench(bot, reason)
 
-    def _board(self) -> list[dict[str, Any]]:
-        return [row.as_dict() for row in rows(self.standings, self.frontier.ratings)]
+    def _board(self) -> list[StandingRow]:
+        return rows(self.standings, self.frontier.ratings)
 
     async def run(self) -> RunSummary:
         started = time.perf_counter()

@@ -240,6 +240,19 @@ class MatchRow:
 
 
 @dataclass(frozen=True)
+class Incident:
+    """A failed attempt at a match, or a benching (the ``incidents`` table)."""
+
+    match_id: int | None
+    """None for a benching."""
+    at: str
+    kind: IncidentKind
+    platform_fault: bool
+    """The platform failed (a worker or the referee), not a bot."""
+    detail: str
+
+
+@dataclass(frozen=True)
 class GameRecord:
     """One game of a done match, as the store holds it (the ``games`` table)."""
 
@@ -596,10 +609,10 @@ class Store:
                             "VALUES (?, ?, ?, ?, ?, ?)",
                             (tournament_id, match_id, now(), kind.value, int(platform_fault), detail[:4000]))
 
-    def incidents(self, tournament_id: int) -> list[dict[str, Any]]:
-        return [dict(r) for r in self.db.execute(
-            "SELECT match_id, at, kind, platform_fault, detail FROM incidents WHERE tournament_id = ? ORDER BY id",
-            (tournament_id,))]
+    def incidents(self, tournament_id: int) -> list[Incident]:
+        return [Incident(r["match_id"], r["at"], IncidentKind(r["kind"]), bool(r["platform_fault"]), r["detail"])
+                for r in self.db.execute("SELECT match_id, at, kind, platform_fault, detail FROM incidents "
+                                         "WHERE tournament_id = ? ORDER BY id", (tournament_id,))]
 
     def bench(self, tournament_id: int, bot: str, reason: str, matches: Sequence[MatchRow],
               ratings: Sequence[tuple[int, str, float, float]] = ()) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, TextIO
 
-from .standings import Standings
+from .standings import StandingRow, Standings
 from .store import MatchRow
 
 
@@ -15,7 +15,7 @@ class View(Protocol):
 
     def finished(self, match: MatchRow, line: str, faults: list[str]) -> None: ...
 
-    def update(self, board: list[dict[str, Any]], standings: Standings) -> None: ...
+    def update(self, board: list[StandingRow], standings: Standings) -> None: ...
 
     def note(self, line: str) -> None: ...
 
@@ -42,7 +42,7 @@ class PlainView:
         extra = "".join(f"  ! {f}" for f in faults)
         print(f"[{self.done:>{width}}/{self.all}] {line}{extra}", file=self.out, flush=True)
 
-    def update(self, board: list[dict[str, Any]], standings: Standings) -> None:
+    def update(self, board: list[StandingRow], standings: Standings) -> None:
         pass
 
     def note(self, line: str) -> None:

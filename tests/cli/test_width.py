@@ -12,17 +12,17 @@ from rich.console import Console
 
 from spite_cli import leaderboard
 from spite_cli.tournament_view import LiveView
-from tournaments.standings import BotHealth
+from tournaments.standings import BotHealth, StandingRow
 
 
-def _row(rank: int, name: str, **extra: Any) -> dict[str, Any]:
-    row = {"rank": rank, "name": name, "mu": 31.234 - rank, "sigma": 1.2345, "conservative": 27.5 - rank,
-           "matches": 1234, "games": 2468, "wins": 1000 + rank, "draws": 123, "losses": 111, "points": 2345,
-           "win_rate": 0.8123, "win_rate_low": 0.7891, "win_rate_high": 0.8345, "timeouts": 12345,
-           "illegal_moves": 3, "malformed": 0, "crashes": 7, "decisions": 99999, "decision_ms_p50": 123.45,
-           "decision_ms_p99": 1234.56, "benched": ""}
+def _row(rank: int, name: str, **extra: Any) -> StandingRow:
+    row = {"rank": rank, "name": name, "members": (name,), "mu": 31.234 - rank, "sigma": 1.2345,
+           "conservative": 27.5 - rank, "matches": 1234, "games": 2468, "wins": 1000 + rank, "draws": 123,
+           "losses": 111, "points": 2345, "win_rate": 0.8123, "win_rate_low": 0.7891, "win_rate_high": 0.8345,
+           "timeouts": 12345, "illegal_moves": 3, "malformed": 0, "crashes": 7, "decisions": 99999,
+           "decision_ms_p50": 123.45, "decision_ms_p99": 1234.56, "cpu_ms_per_decision": 1.5, "benched": ""}
     row.update(extra)
-    return row
+    return StandingRow(**row)
 
 
 BOARD = [_row(i + 1, name) for i, name in enumerate(
@@ -46,8 +46,8 @@ def test_the_leaderboard_fits_and_cuts_no_number(width: int) -> None:
     assert "…" not in "".join(cell for line in body for cell in line.split("│")[3:])  # only a name may be cut
     for line, row in zip(body, BOARD):
         cells = [c.strip() for c in line.strip("│").split("│")]
-        assert f"{row['conservative']:.2f}" in cells  # mu-3σ whole in every layout
-        assert any(re.fullmatch(r"\d+(-\d+-\d+)?", c) and str(row["wins"]) in c for c in cells)
+        assert f"{row.conservative:.2f}" in cells  # mu-3σ whole in every layout
+        assert any(re.fullmatch(r"\d+(-\d+-\d+)?", c) and str(row.wins) in c for c in cells)
 
 
 def test_at_80_columns_the_less_important_columns_merge_or_go() -> None:
@@ -59,7 +59,7 @@ def test_at_80_columns_the_less_important_columns_merge_or_go() -> None:
 
 
 def test_head_to_head_numbers_its_columns_when_names_do_not_fit() -> None:
-    names = [row["name"] for row in BOARD]
+    names = [row.name for row in BOARD]
     h2h = {a: {b: {"score": 1.5, "played": 3} for b in names if b != a} for a in names}
     text = _render(leaderboard.rich_head_to_head(BOARD, h2h), 80)
     assert all(len(line) <= 80 for line in text.splitlines())

@@ -76,4 +76,4 @@ def test_all_language_bots_play_a_round_robin(bots: dict[str, BotManifest], tmp_
         for seat in match.seats:
             faults = (seat.timeouts, seat.illegal_moves, seat.malformed, seat.crashes)
             assert faults == (0, 0, 0, 0), (match.bots, seat)
-    assert {row["name"] for row in outcome.board} == set(LANGUAGE_BOTS)
+    assert {row.name for row in outcome.board} == set(LANGUAGE_BOTS)

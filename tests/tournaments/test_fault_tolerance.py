@@ -115,7 +115,7 @@ def test_a_mixed_league_of_hostile_and_sample_bots(tmp_path: Path) -> None:
     assert {"hostile-crash-mid", "hostile-loop-forever"} <= set(benched), benched
     assert not {"greedy", "naive", "hostile-garbage"} & set(benched), benched
     assert all("ended by its own crash, timeout or no-show" in why for why in benched.values())
-    assert sorted(i["detail"].split(":")[0] for i in incidents if i["kind"] == "benched") == sorted(benched)
+    assert sorted(i.detail.split(":")[0] for i in incidents if i.kind == "benched") == sorted(benched)
     for bot in benched:
         played = [m for m in finished if bot in m.bots]
         unplayed = [m for m in matches if bot in m.bots and m.status == "void"]
@@ -135,10 +135,10 @@ def test_a_mixed_league_of_hostile_and_sample_bots(tmp_path: Path) -> None:
         if len(samples & set(m.bots)) == 1:
             sample = next(i for i, b in enumerate(m.bots) if b in samples)
             assert m.points[sample] > m.points[1 - sample], (m.bots, m.points)
-    ranked = [row["name"] for row in outcome.board]
+    ranked = [row.name for row in outcome.board]
     assert set(ranked[:2]) == samples, ranked
-    board = {row["name"]: row for row in outcome.board}
-    assert all(board[bot]["benched"] for bot in benched)
+    board = {row.name: row for row in outcome.board}
+    assert all(board[bot].benched for bot in benched)
     assert "BENCHED" in result.output or all(f"{bot} is benched" in result.output for bot in benched)
 
     # a resumed run plays nothing: benched matches stay void, the rest is done
@@ -189,5 +189,5 @@ def test_a_worker_killed_mid_match_is_retried_with_the_same_seeds(tmp_path: Path
         tid = store.tournament().id  # type: ignore[union-attr]
         assert store.counts(tid) == {"pending": 0, "running": 0, "done": 6, "void": 0}
         incidents = store.incidents(tid)
-    assert len(incidents) >= 1 and all(i["kind"] == "retried" and i["platform_fault"] for i in incidents)
-    assert all("the worker process exited (code -9)" in i["detail"] for i in incidents), incidents
+    assert len(incidents) >= 1 and all(i.kind == "retried" and i.platform_fault for i in incidents)
+    assert all("the worker process exited (code -9)" in i.detail for i in incidents), incidents

@@ -182,9 +182,9 @@ def test_a_crashing_bot_is_counted_and_called_out(tmp_path: Path) -> None:
     result = run(path, tmp_path / "c.db", plain=False)  # the live view, rendered into a string
     assert "failing bots" in result.output and "hostile-crash-mid" in result.output, result.output
     assert [name for name, _ in result.outcome.failing] == ["hostile-crash-mid"]
-    board = {row["name"]: row for row in result.outcome.board}
-    assert board["hostile-crash-mid"]["crashes"] == 2 and board["hostile-crash-mid"]["losses"] == 2
-    assert board["greedy"]["wins"] == 2
+    board = {row.name: row for row in result.outcome.board}
+    assert board["hostile-crash-mid"].crashes == 2 and board["hostile-crash-mid"].losses == 2
+    assert board["greedy"].wins == 2
     with Store(tmp_path / "c.db", readonly=True) as store:
         endings = {g.ending for m in store.finished(result.outcome.tournament_id) for g in m.games}
     assert endings == {"crash"}
@@ -205,8 +205,8 @@ def test_a_match_the_worker_cannot_play_is_retried_then_void(tmp_path: Path) -> 
         assert "no such manifest" in (rows[0].error or "")
         incidents = store.incidents(result.outcome.tournament_id)
     # every failed try is on record, with its reason: two retries then the void, per match
-    assert [i["kind"] for i in incidents if i["match_id"] == rows[0].id] == ["retried", "retried", "void"]
-    assert all(i["platform_fault"] == 1 and "no such manifest" in i["detail"] for i in incidents)
+    assert [i.kind for i in incidents if i.match_id == rows[0].id] == ["retried", "retried", "void"]
+    assert all(i.platform_fault and "no such manifest" in i.detail for i in incidents)
     manifest.write_text(saved)
     with Store(tmp_path / "f.db") as store:  # the bot differs from the one the tournament started with
         with pytest.raises(TournamentError, match="hostile-good"):
@@ -224,8 +224,8 @@ def test_partners_rate_teams(tmp_path: Path) -> None:
         assert {m.entrants for m in finished} == {("greedy", "naive", "greedy", "naive"),
                                                   ("naive", "greedy", "naive", "greedy")}
         assert set(store.latest_ratings(tid)) == {"greedy", "naive"}
-    board = {row["name"]: row for row in result.outcome.board}
-    assert board["greedy"]["members"] == ["greedy", "greedy"] and board["greedy"]["matches"] == 2
+    board = {row.name: row for row in result.outcome.board}
+    assert board["greedy"].members == ("greedy", "greedy") and board["greedy"].matches == 2
 
 
 def _ratings_after_each_round(db: Path, tournament_id: int, config_path: Path) -> list[list[tuple[str, object]]]:
@@ -283,6 +283,6 @@ def test_a_match_to_points_plays_several_games_up_to_the_cap(tmp_path: Path) -> 
         assert 1 <= len(match.games) <= 2
         assert len(match.games) == 2 or max(match.points) >= 50, "a match ends at 50 points or at the cap"
         assert list(match.points) == [sum(g.scores[s] for g in match.games) for s in range(2)]
-    board = {row["name"]: row for row in result.outcome.board}
-    assert sum(row["games"] for row in board.values()) == 2 * sum(len(m.games) for m in finished)
-    assert sum(row["points"] for row in board.values()) == sum(sum(m.points) for m in finished)
+    board = {row.name: row for row in result.outcome.board}
+    assert sum(row.games for row in board.values()) == 2 * sum(len(m.games) for m in finished)
+    assert sum(row.points for row in board.values()) == sum(sum(m.points) for m in finished)
