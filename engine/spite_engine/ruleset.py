@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Final, Literal
 
 from .cards import JOKER, KING, QUEEN, Card
@@ -219,8 +219,12 @@ MAX_SPEC_CHARS: Final = 200
 """The longest rule-set spec :func:`parse_rules` reads (every preset at once is under 100)."""
 
 
+@lru_cache(maxsize=256)
 def parse_rules(spec: str) -> RuleSet:
     """Build the rule set for ``spec``: presets joined by ``+`` (``"skip-bo+4p"``).
+
+    Parsed once per process: the same spec gives the same (frozen) rule set, however many
+    layers ask (a refused spec is not remembered, so the cache holds only real rule sets).
 
     Raises :class:`RulesError` naming the unknown preset or the impossible combination (a
     spec is at most :data:`MAX_SPEC_CHARS` characters; messages quote at most 60 of them).

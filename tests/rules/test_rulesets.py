@@ -247,3 +247,12 @@ def test_the_package_docstring_example_runs() -> None:
     """The usage example in engine/spite_engine/__init__.py is a passing doctest."""
     result = doctest.testmod(spite_engine, raise_on_error=False)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_spec_is_parsed_once_per_process() -> None:
+    """Every layer that names a rule set gets the same frozen object for the same spec (issue 29,
+    item 4); a refused spec is refused each time, never remembered."""
+    assert parse_rules("skip-bo+short-20") is parse_rules("skip-bo+short-20")
+    for _ in range(2):
+        with pytest.raises(RulesError):
+            parse_rules("skip-bo+no-such-preset")
