@@ -21,8 +21,8 @@ For each pairing it prints the first bot's wins / draws / losses, its win rate w
 Wilson 95% interval, how the deals went for it (``++`` both games won, ``+-`` one each,
 ``--`` both lost, ``d`` a draw in either), the share of stalemates (and of other draws), the
 share of games stopped by the turn cap (whatever their result: adjudicated, such a game
-usually has a winner, so W/D/L alone do not show it) and the CPU seconds spent. The deals of every pairing go to one pool of ``--jobs`` processes
-(default 2: both cores), so pairings run side by side; ``--markdown`` repeats the rows as a
+usually has a winner, so W/D/L alone do not show it) and the CPU seconds spent. The deals of every pairing go to one
+pool of ``--jobs`` processes (default 2: both cores), so pairings run side by side; ``--markdown`` repeats the rows as a
 table for docs/bots.md.
 
 ``--referee`` plays the same kind of duplicate deals through the real referee instead, the
@@ -55,7 +55,8 @@ from spite_sdk.tactics import WEIGHTS as TACTICIAN_WEIGHTS
 from spite_sdk.tactics import tactician_plan
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = ("tactician", "planner", "searcher", "sampler", "sampler-t", "greedy", "random", "naive", "skipbo-naive", "h13-like")
+BOTS = ("tactician", "planner", "searcher", "sampler", "sampler-t", "greedy", "random", "naive", "skipbo-naive",
+        "h13-like")
 
 Agent = Callable[[Any, random.Random], list[Any]]
 """An in-process bot: (engine observation, the game's rng) -> a plan (one move or more)."""
@@ -208,9 +209,9 @@ def run_referee_deals(spec: str, a: str, b: str, deals: int, master: int, decisi
     import asyncio
     import dataclasses
 
-    from referee.local import play_local_match
     from referee.core.deadlines import TimeControl
     from referee.core.match import MatchConfig, Policy
+    from referee.local import play_local_match
     from tournaments.bot_specs import resolve_bot
 
     rules = parse_rules(spec)
@@ -293,7 +294,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default="standard")
     parser.add_argument("--games", type=int, default=200, help="games per pairing (two per deal)")
-    parser.add_argument("--pairs", default="", help="a:b,c:d (default: every pairing of planner, greedy, random, naive)")
+    parser.add_argument("--pairs", default="",
+                        help="a:b,c:d (default: every pairing of planner, greedy, random, naive)")
     parser.add_argument("--samples", type=int, default=8, help="the sampler's samples per sampled decision")
     parser.add_argument("--rollouts", type=int, default=ROLLOUTS,
                         help="the searcher's rollouts per searched decision (default %(default)s)")
@@ -336,11 +338,12 @@ def main() -> None:
             times.sort()
             p50, p99 = ((times[min(len(times) - 1, int(q * len(times)))] / 1000 for q in (0.5, 0.99))
                         if times else (0.0, 0.0))
-            w, d, l = (int(x) for x in total[:3])
-            games = w + d + l
+            w, d, lost = (int(x) for x in total[:3])
+            games = w + d + lost
             low, high = wilson(w, games)
             split = " / ".join(str(int(x)) for x in total[5:9])
-            print(f"| {a} | {b} | {games:,} | {w:,} | {d:,} | {l:,} | **{w / games:.1%}** | [{low:.1%}, {high:.1%}] | "
+            print(f"| {a} | {b} | {games:,} | {w:,} | {d:,} | {lost:,} | **{w / games:.1%}** | "
+                  f"[{low:.1%}, {high:.1%}] | "
                   f"{split} | {total[3] / games:.1%} | turn cap {total[12] / games:.1%} | "
                   f"timeouts {int(total[10])} / {int(total[11])} | "
                   f"{a} decision p50 / p99 {p50:.0f} / {p99:.0f} ms (limit {args.decision_ms} ms) | "
@@ -379,14 +382,14 @@ def main() -> None:
             a, b = pairs[len(rows)]
             total = [sum(p[i] for p in parts) for i in range(11)]
             parts = []
-            w, d, l, stale, other = (int(x) for x in total[:5])
-            games = w + d + l
+            w, d, lost, stale, other = (int(x) for x in total[:5])
+            games = w + d + lost
             low, high = wilson(w, games)
             split = "/".join(str(int(x)) for x in total[5:9])
             capped = total[10] / games
-            rows.append((a, b, games, w, d, l, w / games, low, high, split, stale / games, other / games, capped,
+            rows.append((a, b, games, w, d, lost, w / games, low, high, split, stale / games, other / games, capped,
                          total[9]))
-            print(f"{a:>12} {b:>12} {games:>6} {w:>6} {d:>5} {l:>6} {w / games:>7.1%} "
+            print(f"{a:>12} {b:>12} {games:>6} {w:>6} {d:>5} {lost:>6} {w / games:>7.1%} "
                   f"{f'[{low:.1%}, {high:.1%}]':>16} {split:>20} {stale / games:>9.1%} {other / games:>10.1%} "
                   f"{capped:>8.1%} {total[9]:>7.0f}", flush=True)
     finally:

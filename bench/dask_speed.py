@@ -69,14 +69,16 @@ def league(work: Path, name: str, rounds: int, parallel: int, scheduler: str | N
     files = [p for p in (folder / "replays").rglob("*") if p.is_file()] + \
             [p for p in (folder / "logs").rglob("*") if p.is_file()]
     return {"games": games, "seconds": round(seconds, 2), "games_per_s": round(games / seconds, 2),
-            "load": round(os.getloadavg()[0], 1), "shipped_bytes_per_game": sum(p.stat().st_size for p in files) // games,
+            "load": round(os.getloadavg()[0], 1),
+            "shipped_bytes_per_game": sum(p.stat().st_size for p in files) // games,
             "slot_s_per_game": round(seconds * parallel / games, 3), "play_s_per_game": round(played / games, 3)}
 
 
 def cluster(work: Path, workers: int) -> tuple[str, list[subprocess.Popen[bytes]]]:
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
-    processes = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+    processes = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                   "--no-dashboard"],
                                   cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     for index in range(workers):
         home = work / f"worker{index}"

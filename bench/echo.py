@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import grpc  # noqa: E402
+
 from spite.v1 import referee_pb2 as rpb  # noqa: E402
 
 METHOD = "/bench.Echo/Play"
@@ -125,7 +126,8 @@ def pipe_round_trips(rules: str, count: int) -> dict[str, float]:
 def _summary(times: list[float], elapsed: float) -> dict[str, float]:
     ordered = sorted(times)
     return {"round_trips": len(times), "seconds": elapsed, "per_s": len(times) / elapsed,
-            "p50_us": ordered[len(ordered) // 2] * 1e6, "p99_us": ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1e6}
+            "p50_us": ordered[len(ordered) // 2] * 1e6,
+            "p99_us": ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1e6}
 
 
 if __name__ == "__main__":

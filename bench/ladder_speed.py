@@ -70,7 +70,8 @@ def place(work: Path, competition: Path, data: Path, db: Path, web: str, games: 
                                      .replace('name = "greedy"', 'name = "newcomer"'))
     submitted = time.monotonic()
     done = subprocess.run([*SPITE, "submit", str(folder), "--server", f"http://{web}", "--json"], cwd=work,
-                          capture_output=True, text=True, env={**os.environ, "SPITE_BOT_KEY": json.loads(added.stdout)["key"]})
+                          capture_output=True, text=True,
+                          env={**os.environ, "SPITE_BOT_KEY": json.loads(added.stdout)["key"]})
     checked = time.monotonic()
     if done.returncode != 0:
         return {"error": f"spite submit exited {done.returncode}: {done.stderr.strip()[-200:]}"}

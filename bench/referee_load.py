@@ -51,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 
 import echo  # noqa: E402  (bench/echo.py)
 import grpc  # noqa: E402
+
 from spite.v1 import referee_pb2 as rpb  # noqa: E402
 from spite.v1 import referee_pb2_grpc  # noqa: E402
 
@@ -204,7 +205,8 @@ async def run_referee(matches: int, think: float, warmup: float, seconds: float,
             match_ids.append(created.match_id)
             for index, token in enumerate(created.seat_tokens):
                 stub = stubs[(2 * number + index) % len(stubs)]
-                seats.append(asyncio.create_task(_play_seat(stub, token, think, tally, sent_at, created.match_id, compact, jitter)))
+                seats.append(asyncio.create_task(_play_seat(stub, token, think, tally, sent_at, created.match_id,
+                                                            compact, jitter)))
         figures = await _measure(child, tally, warmup, seconds)
         lost = 0
         for match_id in match_ids:

@@ -18,8 +18,8 @@ machine the same as wall time; on a shared one it is not inflated by waiting for
 so the rates are one core's. It reports, per preset and policy: games, games/s,
 decisions/s and the share of games that ended each way (stock emptied, stalemate, turn
 cap, draw pile exhausted) and the share of all games that stopped unfinished (stalemate or
-turn cap) and were won on adjudication (docs/rules.md, decision 6), as a table and as one plain ``key=value`` line per row
-(``--json``: one JSON document instead).
+turn cap) and were won on adjudication (docs/rules.md, decision 6), as a table and as one plain ``key=value`` line per
+row (``--json``: one JSON document instead).
 """
 
 from __future__ import annotations

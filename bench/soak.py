@@ -15,8 +15,8 @@ the remote bot.
 
 The report, per role (``serve``; ``workers``: the sum of everything under it; the largest
 ``tournaments.worker`` at each sample, and how many there were, as each is replaced by a fresh
-one after ``RECYCLE_GAMES`` games; any process that lived the whole run; ``remote``): the slope of RSS against games (a least-squares line, MB
-per 1,000 games) and the mean of the first and of the last 10% of the samples (the first
+one after ``RECYCLE_GAMES`` games; any process that lived the whole run; ``remote``): the slope of RSS against games (a
+least-squares line, MB per 1,000 games) and the mean of the first and of the last 10% of the samples (the first
 sample is taken once the first game is done, so start-up is not counted as growth), and the
 RSS at the first sample and at 5,000, 10,000 and 20,000 games. The
 slope is the figure: flat memory has a slope near 0 whatever the machine, while growth of
@@ -237,7 +237,8 @@ def traced_serve(folder: Path, argv: list[str]) -> int:
     def dump(signum: int, frame: Any) -> None:
         gc.collect()
         snapshot = tracemalloc.take_snapshot().filter_traces(
-            (tracemalloc.Filter(False, tracemalloc.__file__), tracemalloc.Filter(False, "<frozen importlib._bootstrap*")))
+            (tracemalloc.Filter(False, tracemalloc.__file__),
+             tracemalloc.Filter(False, "<frozen importlib._bootstrap*")))
         kinds = Counter(f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.get_objects())
         dumps[0] += 1
         with open(folder / f"snapshot-{dumps[0]}.pickle", "wb") as out:
@@ -259,7 +260,6 @@ def snapshot_now(serve: int, folder: Path, number: int, games: int, marks: list[
 def diff_snapshots(folder: Path, marks: list[int], top: int = 15) -> dict[str, Any]:
     """What grew in serve between its first and last snapshot: tracemalloc lines and live objects by type."""
     import pickle
-    import tracemalloc
 
     if len(marks) < 2:
         return {}
@@ -271,9 +271,11 @@ def diff_snapshots(folder: Path, marks: list[int], top: int = 15) -> dict[str, A
     lines = []
     for stat in stats[:top]:
         frames = [f"{frame.filename.replace(str(ROOT) + '/', '')}:{frame.lineno}" for frame in stat.traceback[-4:]]
-        lines.append({"kb": round(stat.size_diff / 1024, 1), "count": stat.count_diff, "where": " <- ".join(reversed(frames))})
+        lines.append({"kb": round(stat.size_diff / 1024, 1), "count": stat.count_diff,
+                      "where": " <- ".join(reversed(frames))})
     kinds = sorted(((n - first_kinds.get(k, 0), k) for k, n in last_kinds.items()), reverse=True)[:top]
-    return {"games": [marks[0], marks[-1]], "grew": lines, "objects": [{"type": k, "more": n} for n, k in kinds if n > 0]}
+    return {"games": [marks[0], marks[-1]], "grew": lines,
+            "objects": [{"type": k, "more": n} for n, k in kinds if n > 0]}
 
 
 def competition_file(work: Path, parallel: int) -> Path:
@@ -414,7 +416,8 @@ def main() -> int:
         return traced_serve(Path(sys.argv[2]), sys.argv[3:])
     args = parser.parse_args()
     for name, value, low, high in (("--games", args.games, 1, 10**7), ("--interval", args.interval, 0.2, 600),
-                                   ("--parallel", args.parallel, 1, 64), ("--max-seconds", args.max_seconds, 1, 7 * 86400)):
+                                   ("--parallel", args.parallel, 1, 64),
+                                   ("--max-seconds", args.max_seconds, 1, 7 * 86400)):
         if not low <= value <= high:
             print(f"soak: {name} must be in {low}..{high}, got {value}", file=sys.stderr)
             return 2

@@ -35,10 +35,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from referee.core.deadlines import TimeControl  # noqa: E402
+from referee.core.match import MatchConfig, Policy  # noqa: E402
 from referee.local import play_local_match  # noqa: E402
 from referee.processes.manifest import BotManifest, load_manifest  # noqa: E402
-from referee.core.deadlines import TimeControl
-from referee.core.match import MatchConfig, Policy  # noqa: E402
 from spite_engine import parse_rules  # noqa: E402
 from tests.inprocess import play_match  # noqa: E402
 

@@ -36,8 +36,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.inprocess import play_match  # noqa: E402
 from referee.core.match import MatchConfig  # noqa: E402
+from tests.inprocess import play_match  # noqa: E402
 from tournaments.config import load_tournament  # noqa: E402
 from tournaments.runner import RunOptions, run_tournament  # noqa: E402
 from tournaments.schedule import bot_seed  # noqa: E402
@@ -101,7 +101,8 @@ def run_league(directory: Path, rounds: int, parallel: int, reuse: str = "warm",
         finished = store.finished(outcome.tournament_id)
     games = sum(len(m.games) for m in finished)
     outcomes = {m.ordinal: [(g.ending, list(g.winners)) for g in m.games] for m in finished}
-    return {"parallel": parallel, "reuse": reuse, "transport": transport, "matches": outcome.done, "games": games, "seconds": round(elapsed, 2),
+    return {"parallel": parallel, "reuse": reuse, "transport": transport, "matches": outcome.done, "games": games,
+            "seconds": round(elapsed, 2),
             "games_per_s": round(games / elapsed, 3), "outcomes": outcomes, "config": config, "finished": finished}
 
 

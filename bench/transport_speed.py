@@ -107,14 +107,14 @@ if __name__ == "__main__" and sys.argv[1:2] == ["--as-bot"]:  # a bot process, i
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.inprocess import play_match  # noqa: E402
-from referee.local import play_local_match  # noqa: E402
-from referee.core.deadlines import TimeControl
-from referee.core.match import MatchConfig, Policy  # noqa: E402
-from spite_engine import parse_rules  # noqa: E402
-from referee.processes.manifest import BotManifest, load_manifest  # noqa: E402
-
 import echo  # noqa: E402  (bench/echo.py)
+
+from referee.core.deadlines import TimeControl  # noqa: E402
+from referee.core.match import MatchConfig, Policy  # noqa: E402
+from referee.local import play_local_match  # noqa: E402
+from referee.processes.manifest import BotManifest, load_manifest  # noqa: E402
+from spite_engine import parse_rules  # noqa: E402
+from tests.inprocess import play_match  # noqa: E402
 
 TIME = TimeControl(decision_ms=5000, bank_ms=30_000, connect_ms=30_000)
 
@@ -280,13 +280,15 @@ def main() -> int:
         print(f"{row['variant']:42} {row['moves']:6d} {row['decisions']:11d} {row['moves_per_s']:8.0f} "
               f"{row['ratio_to_in_process']:7.4f} {row['decisions_per_s']:8.0f} {of_echo:>7} {play:>8} {play_echo:>7} "
               f"{p50:>7} {p99:>7} {bot_cpu:>7}  {row['same_games_as_in_process']}")
-    for name, label in (("grpc", "limit: bare gRPC echo, Python"), ("pipe", "limit: bare JSON-lines pipe echo, Python")):
+    for name, label in (("grpc", "limit: bare gRPC echo, Python"),
+                        ("pipe", "limit: bare JSON-lines pipe echo, Python")):
         limit = limits[name]
         print(f"{label:42} {'':6} {limit['round_trips']:11.0f} {'':8} {'':7} {limit['per_s']:8.0f} {'100%':>7} "
               f"{'':8} {'':7} {limit['p50_us']:7.0f} {limit['p99_us']:7.0f}")
     print("trips/s: round trips per wall second, bot start-up included; in play: round trips per second from the "
           "first GameStart to MatchOver (start-up left out, as the echo has none); of echo: over the echo's trips/s "
-          "(stdio over the pipe echo's); bot CPU: the bot processes' CPU us per decision (first GameStart to MatchOver)")
+          "(stdio over the pipe echo's); bot CPU: the bot processes' CPU us per decision "
+          "(first GameStart to MatchOver)")
     return 0
 
 

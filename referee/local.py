@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import AsyncIterator, Awaitable, Callable, Sequence
 
+from referee.core.match import Match, MatchConfig
+from referee.core.replay import bot_log_path
+from referee.core.seats import Seat
 from referee.processes.launcher import BotProcess, ExitInfo, SeatLaunch
 from referee.processes.manifest import BotManifest
-from referee.core.match import Match, MatchConfig
-from referee.core.seats import Seat
-from referee.core.replay import bot_log_path
-from referee.sandbox import detect
 from referee.processes.scratch import OwnedScratch, socket_directory
+from referee.sandbox import detect
 from referee.transports.server import RunningReferee, start_referee, unix_address
 from referee.transports.session import Arena
 from referee.transports.stdio import serve_stdio_seat
@@ -44,7 +44,8 @@ async def play_local_match(bots: Sequence[BotManifest], config: MatchConfig, *, 
     bubblewrap no bot can read ``log_dir``, the replay directory, the paths in ``hide``
     (e.g. the tournament store) or another seat's home.
     """
-    with OwnedScratch("spite-", socket_directory()) as scratch:  # locked by this process: a kill leaves it for the next start to remove
+    # locked by this process: a kill leaves it for the next start to remove
+    with OwnedScratch("spite-", socket_directory()) as scratch:
         root = Path(scratch)
         root.chmod(0o711)  # bots running as uids of their own pass through to their home and the socket
         sockets = root / "referee"

@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from referee.processes.launcher import BotProcess, ExitInfo
-from referee.local import LocalMatch, connectable, launch_seat, open_private_dirs, reachable, seat_launch
-from referee.processes.manifest import BotManifest
 from referee.core.match import Match, MatchConfig
-from referee.core.seats import Seat
 from referee.core.replay import bot_log_path
+from referee.core.seats import Seat
+from referee.local import LocalMatch, connectable, launch_seat, open_private_dirs, reachable, seat_launch
+from referee.processes.launcher import BotProcess, ExitInfo
+from referee.processes.manifest import BotManifest
 from referee.processes.scratch import OwnedScratch, socket_directory
 from referee.transports.server import RunningReferee, start_referee, unix_address
 from referee.transports.warm import WarmLine, WarmLines
@@ -114,7 +114,8 @@ class BotPool:
 
     async def start(self) -> None:
         """Start the pool's referee, the one every match of the pool is played on."""
-        self._scratch = OwnedScratch("spite-", socket_directory())  # a Unix socket's path has 107 bytes; swept after a kill
+        # a Unix socket's path has 107 bytes; swept after a kill
+        self._scratch = OwnedScratch("spite-", socket_directory())
         self.root.chmod(0o711)  # bots running as uids of their own pass through to their home and the socket
         sockets = self.root / "referee"
         sockets.mkdir(mode=0o711)
@@ -244,7 +245,9 @@ class BotPool:
         if pooled.exited:
             return "it exited"
         if pooled.line is None or pooled.line.lost:
-            return "it plays one match per connection" if pooled.line is None else f"its connection ended ({pooled.line.lost})"
+            if pooled.line is None:
+                return "it plays one match per connection"
+            return f"its connection ended ({pooled.line.lost})"
         if seat.gone is not None or report.crashes:
             return "it crashed or disconnected"
         if report.timeouts or report.illegal_moves or report.malformed or report.faults:

@@ -61,11 +61,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.processes.build import BuildCaps
-from referee.core.limits import FieldError
-from referee.processes.manifest import read_toml
 from referee.core.deadlines import TimeControl
+from referee.core.limits import FieldError
 from referee.core.match import Policy
+from referee.processes.build import BuildCaps
+from referee.processes.manifest import read_toml
 from spite_engine import RulesError, RuleSet, parse_rules
 from tournaments.config import policy_from_value, rating_from_table, table
 from tournaments.ratings import RatingParams

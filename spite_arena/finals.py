@@ -3,8 +3,8 @@
 ``spite arena finals COMPETITION --data DIR`` pauses the ladder, takes the ``[finals] top``
 best active versions (by mu - 3 sigma) among those that run as fresh processes here (house
 bots and uploads: a remote bot could remember the first half of a duplicate deal, so remote
-versions are not eligible, and those ranked above the last finalist are named), copies each one's files (frozen: a later upload changes
-nothing) under a unique name, and writes a tournament file (:mod:`tournaments.config`):
+versions are not eligible, and those ranked above the last finalist are named), copies each one's files (frozen: a
+later upload changes nothing) under a unique name, and writes a tournament file (:mod:`tournaments.config`):
 round robin of duplicate deals, ``stop = separated`` with the finals' confidence and
 ``rounds`` as the cap, ``tau = 0``, and a **committed seed** whose commitment is printed
 before any game and revealed after (``spite seed reveal``); or published earlier still,

@@ -214,9 +214,9 @@ class Ladder:
         """A game with remote seats, refereed in this process on the lobby's server: local
         seats are launched (sandboxed, as by a worker), remote ones get their seat token
         through the lobby. A remote bot that never connects loses by the referee's rules."""
+        from referee.core.match import Match, MatchConfig
         from referee.local import play_local_match
         from referee.processes.manifest import ManifestError
-        from referee.core.match import Match, MatchConfig
         from tournaments.bot_specs import resolve_bot
 
         if self.lobby is None or self.referee is None:

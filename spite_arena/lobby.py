@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable
 
 import grpc
-from spite.v1 import arena_pb2, arena_pb2_grpc
 
+from referee.core.labels import LabelError, check_label
 from referee.transports.server import SERVER_OPTIONS, RefereeServicer, RunningReferee, add_referee_servicer
 from referee.transports.session import Arena
-from referee.core.labels import LabelError, check_label
+from spite.v1 import arena_pb2, arena_pb2_grpc
 from tournaments.ratings import RatingParams
 
 from .store import ArenaStore, ArenaStoreError, VersionLimit, VersionStatus, check_name, hash_key

@@ -139,13 +139,11 @@ class Service:
     async def run(self, ready: Any = None) -> None:
         import uvicorn
 
+        from referee.transports.server import TlsConfig
         from spite_web.serving import ListenError, bind_listener, server_config
 
-        from .web import create_app
-
-        from referee.transports.server import TlsConfig
-
         from .lobby import Lobby, start_lobby
+        from .web import create_app
 
         self.enter_house_bots()
         limits = self.competition.limits
@@ -183,8 +181,9 @@ class Service:
             print(f"spite serve: WARNING: bots are not sandboxed here ({detect().reason}); uploads are refused, "
                   f"house and remote bots still play", file=sys.stderr, flush=True)
         if self.competition.finals.start is not None and not self.store.meta("finals_started"):
-            from .finals import FinalsError, commit_finals
             from tournaments.seeds import SeedError
+
+            from .finals import FinalsError, commit_finals
 
             try:
                 commitment, _ = commit_finals(self.data)

@@ -304,8 +304,10 @@ def _game(row: sqlite3.Row) -> Game:
         return json.loads(text) if text else default
     return Game(row["id"], GamePhase(row["phase"]), ScheduleStatus(row["status"]), tuple(json.loads(row["versions"])),
                 int(row["seed"]), int(row["bot_seed"]), row["attempts"], row["created_at"], row["finished_at"],
-                Ending(row["ending"]) if row["ending"] else None, row["reason"], tuple(load(row["winners"], [])), tuple(load(row["scores"], [])),
-                tuple(tuple(SeatFault.from_json(f) for f in seat) for seat in load(row["faults"], [])), row["replay"], tuple(load(row["logs"], [])),
+                Ending(row["ending"]) if row["ending"] else None, row["reason"], tuple(load(row["winners"], [])),
+                tuple(load(row["scores"], [])),
+                tuple(tuple(SeatFault.from_json(f) for f in seat) for seat in load(row["faults"], [])), row["replay"],
+                tuple(load(row["logs"], [])),
                 row["error"])
 
 

@@ -40,10 +40,10 @@ import zlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from referee.core.labels import LabelError, check_label, terminal_safe
 from referee.processes.build import BuildResult, build, folder_usage
 from referee.processes.manifest import BotManifest, ManifestError, load_manifest
 from referee.sandbox import SandboxError
-from referee.core.labels import LabelError, check_label, terminal_safe
 
 from .config import Competition, Limits
 

@@ -46,7 +46,7 @@ from typing import Any, Callable, Protocol
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from referee.core import replay as replay_file
@@ -60,8 +60,20 @@ from tournaments.store import ScheduleStatus
 
 from .config import Competition
 from .ladder import LIVE, SlotHealth
-from .store import (ArenaStore, ArenaStoreError, Entrant, Game, GamePhase, LadderIncident, UploadLimit, Version,
-                    VersionKind, VersionStatus, check_name, hash_key)
+from .store import (
+    ArenaStore,
+    ArenaStoreError,
+    Entrant,
+    Game,
+    GamePhase,
+    LadderIncident,
+    UploadLimit,
+    Version,
+    VersionKind,
+    VersionStatus,
+    check_name,
+    hash_key,
+)
 from .uploads import CHECKS_AT_ONCE, UploadError, check_log_dir, check_manifest, unpack
 
 HERE = Path(__file__).resolve().parent
@@ -427,9 +439,10 @@ def bot_view(store: ArenaStore, arena: Arena, vid: int) -> dict[str, Any]:
     names = titles(store)
     row = board_rows([version], store.records(), arena.online())[0]
     history = store.rating_history(version.id)
-    against = [{"id": opponent, "bot": names.get(opponent, str(opponent)), "wins": w, "draws": d, "losses": l,
-                "played": w + d + l, "win_rate": round(w / (w + d + l), 4) if w + d + l else 0.0}
-               for opponent, (w, d, l) in sorted(store.head_to_head(version.id).items(),
+    against = [{"id": opponent, "bot": names.get(opponent, str(opponent)), "wins": won, "draws": drawn,
+                "losses": lost, "played": won + drawn + lost,
+                "win_rate": round(won / (won + drawn + lost), 4) if won + drawn + lost else 0.0}
+               for opponent, (won, drawn, lost) in sorted(store.head_to_head(version.id).items(),
                                                  key=lambda item: -sum(item[1]))]
     games, total = store.game_page(version_ids=(version.id,), limit=30, phase=GamePhase.LADDER)
     return {"version": version, "row": {k: v for k, v in row.items() if k != "rank"},
@@ -570,7 +583,8 @@ def finals_replay(request: Request) -> dict[str, Any]:
     try:
         with queries:
             ref = queries.replay(mid, number)
-        return viewer_data(replay_file.load(ref.path), as_seat_of(request), source=f"finals, match {mid}, game {number}",
+        return viewer_data(replay_file.load(ref.path), as_seat_of(request),
+                           source=f"finals, match {mid}, game {number}",
                            debug=False)
     except QueryError as error:
         raise HTTPException(404, str(error).split(" in /")[0]) from None

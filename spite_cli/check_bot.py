@@ -9,14 +9,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from referee.processes.manifest import ManifestError, load_manifest
+from referee.core import limits
 from referee.core.deadlines import TimeControl
+from referee.core.labels import terminal_safe
+from referee.processes.manifest import ManifestError, load_manifest
 from spite_engine import RulesError, parse_rules
 from tournaments.bot_specs import resolve_bot
 from tournaments.checkbot import check_bot
-from referee.core.labels import terminal_safe
-
-from referee.core import limits
 
 from .common import BOT_FAILED, OK, PLATFORM, USAGE, err_console, fail, print_json, ranged, ranged_int
 

@@ -205,7 +205,7 @@ def time_control(args: argparse.Namespace) -> TimeControl:
 def add_match_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", default="standard", help="rule-set spec, e.g. standard, skip-bo+4p (docs/rules.md)")
     parser.add_argument("--seed", type=ranged_int(0, MAX_SEED, "--seed"), default=0,
-                        help=f"master seed of the match, 0..2^64-1 (default 0)")
+                        help="master seed of the match, 0..2^64-1 (default 0)")
     parser.add_argument("--games", type=ranged_int(1, MAX_GAMES, "--games"), default=1,
                         help=f"games in the match, 1..{MAX_GAMES:,} (default 1)")
     parser.add_argument("--policy", choices=[p.value for p in Policy], default=Policy.SUBSTITUTE.value,

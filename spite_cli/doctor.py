@@ -15,8 +15,15 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from referee.sandbox import (CONTROLLERS, LANGUAGE_LIMITS, PRIVATE_SPACE_BYTES, cgroup_parents, detect, uid_range,
-                             unreachable)
+from referee.sandbox import (
+    CONTROLLERS,
+    LANGUAGE_LIMITS,
+    PRIVATE_SPACE_BYTES,
+    cgroup_parents,
+    detect,
+    uid_range,
+    unreachable,
+)
 from referee.sandbox.cgroups import UNIFIED, hierarchy
 
 TOOLCHAINS: dict[str, tuple[str, ...]] = {
@@ -97,8 +104,9 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
     print(f"bwrap       {sandbox['bwrap'] or 'not found'}"
           + (f" ({sandbox['bwrap_version']})" if sandbox["bwrap_version"] else ""), file=out)
     identities = data["identities"]
-    print(f"bot users   {'one uid per bot ' + '-'.join(map(str, identities['range'])) if identities['separate'] else 'the organizer' + chr(39) + 's'}"
-          f"  ({identities['why']})", file=out)
+    users = "one uid per bot " + "-".join(map(str, identities["range"])) if identities["separate"] \
+        else "the organizer's"
+    print(f"bot users   {users}  ({identities['why']})", file=out)
     if data["private_space_mb"]:
         print(f"bot space   HOME and /tmp: private tmpfs of {data['private_space_mb']} MiB each, gone with the match",
               file=out)

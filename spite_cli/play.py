@@ -11,7 +11,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -20,17 +19,29 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.live import Live
 
-from referee.processes.manifest import ManifestError
 from referee.core.match import Match, MatchConfig, Policy
+from referee.processes.manifest import ManifestError
 from spite_engine import RulesError, observe_public, parse_rules
 from spite_engine.outcome import EventKind
-
 from tournaments import botlogs
 from tournaments.bot_specs import resolve_bot, sample_bot_names
 
 from . import render
-from .common import (BOT_FAILED, OK, PLATFORM, QuietConsole, UsageError, add_match_options, err_console, fail, output_dir,
-                     print_json, time_control, wide_console)
+from .common import (
+    BOT_FAILED,
+    OK,
+    PLATFORM,
+    QuietConsole,
+    UsageError,
+    add_match_options,
+    err_console,
+    fail,
+    output_dir,
+    print_json,
+    time_control,
+    wide_console,
+)
+
 
 def cmd_play(args: argparse.Namespace) -> int:
     from referee.local import play_local_match

@@ -123,7 +123,8 @@ def cmd_referee(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     ref = sub.add_parser("referee", help="run a standalone referee server")
     ref.add_argument("--listen", default="127.0.0.1:50051", help="host:port or unix:/path (default 127.0.0.1:50051)")
-    ref.add_argument("--admin-token-file", type=not_a_directory, metavar="FILE", help="read the admin token from FILE, or write a new one there")
+    ref.add_argument("--admin-token-file", type=not_a_directory, metavar="FILE",
+                     help="read the admin token from FILE, or write a new one there")
     ref.add_argument("--grace", type=ranged_float(0, 3600), default=5.0,
                      help="seconds to let streams close on shutdown, 0..3600 (default 5)")
     ref.add_argument("--tls-cert", metavar="FILE", help="serve TLS with this certificate chain (PEM)")

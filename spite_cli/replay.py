@@ -19,7 +19,6 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from spite_engine import GameState, ReplayMismatch, observe, replay
-from spite_engine.outcome import EventKind
 from spite_engine.record import check_rule_set_name
 
 from . import render
@@ -172,7 +171,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
         output_file("--html", Path(args.html))
 
-        print(f"{args.file}: viewer written to {write_html(loaded, Path(args.html), Path(args.file).name, args.as_seat)}")
+        written = write_html(loaded, Path(args.html), Path(args.file).name, args.as_seat)
+        print(f"{args.file}: viewer written to {written}")
         return OK
     steps = _steps(loaded, args.as_seat)
     outcome = render.name_seats(record.outcome.reason, names, record.outcome.offender) if record.outcome else ""

@@ -10,6 +10,7 @@ from typing import Any
 
 from .common import check_store, output_file
 
+
 def cmd_seed_commit(args: argparse.Namespace) -> int:
     from tournaments import seeds
 
@@ -118,4 +119,3 @@ def register(sub: Any) -> None:
     reveal.add_argument("--seed-file", help="the seed file (default: the tournament file's seed_file)")
     reveal.set_defaults(func=cmd_seed_reveal, command_name="seed reveal")
 
-    from tournaments import checkbot

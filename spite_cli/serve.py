@@ -32,7 +32,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from spite_arena.config import CompetitionError, load_competition
     from spite_arena.service import Service
     from spite_arena.store import ArenaStoreError
-
     from spite_web.serving import port_problem
 
     from .arena import check_arena_data
@@ -189,7 +188,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     serve = sub.add_parser("serve", help="host a competition: a ladder, its workers and its web pages")
     serve.add_argument("file", help="the competition file (competitions/example.toml)")
-    serve.add_argument("--data", default="arena-data", help="the store, uploads, logs and replays (default ./arena-data)")
+    serve.add_argument("--data", default="arena-data",
+                       help="the store, uploads, logs and replays (default ./arena-data)")
     serve.add_argument("--web", default="127.0.0.1:8000", help="web pages and API address (default 127.0.0.1:8000)")
     serve.add_argument("--grpc", default="127.0.0.1:50051",
                        help="the remote bots' lobby address (default 127.0.0.1:50051)")

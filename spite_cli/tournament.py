@@ -14,17 +14,29 @@ from pathlib import Path
 from typing import Any
 
 from referee.processes.manifest import ManifestError
-from spite_engine import RulesError, parse_rules
 
-from .common import (BOT_FAILED, INTERRUPTED, MAX_PARALLEL, OK, PLATFORM, USAGE, UsageError, check_store,
-                     existing_file, fail, output_file, print_json, ranged_float, ranged_int, scheduler_address,
-                     wide_console)
+from .common import (
+    BOT_FAILED,
+    MAX_PARALLEL,
+    OK,
+    PLATFORM,
+    UsageError,
+    check_store,
+    existing_file,
+    fail,
+    output_file,
+    print_json,
+    ranged_float,
+    ranged_int,
+    scheduler_address,
+    wide_console,
+)
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
     from spite_cli import leaderboard
-    from tournaments.config import TournamentFileError, load_tournament
     from tournaments.backends import TournamentError
+    from tournaments.config import TournamentFileError, load_tournament
     from tournaments.runner import RunOptions, run_tournament
     from tournaments.store import StoreError
 
@@ -54,7 +66,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         console.print(line)
     rate = outcome.played / outcome.elapsed_s if outcome.elapsed_s else 0.0
     earlier = outcome.done - outcome.played
-    console.print(f"{config.name} (#{outcome.tournament_id}): {outcome.played} matches played in {outcome.elapsed_s:.1f} s "
+    console.print(f"{config.name} (#{outcome.tournament_id}): {outcome.played} matches played in "
+                  f"{outcome.elapsed_s:.1f} s "
                   f"({rate:.2f} matches/s)" + (f", {earlier} more from an earlier run" if earlier > 0 else "")
                   + f"; {outcome.done} done in {outcome.rounds} round(s)"
                   + (f", {outcome.void} void" if outcome.void else "")
@@ -102,11 +115,13 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     tour = sub.add_parser("tournament", help="run (or resume) a tournament file; results go to the store")
     tour.add_argument("file", type=existing_file, help="a tournament file, e.g. leagues/demo.toml")
-    tour.add_argument("--parallel", type=ranged_int(1, MAX_PARALLEL, "--parallel"), help="matches at once (default: the file's, else the usable cores)")
+    tour.add_argument("--parallel", type=ranged_int(1, MAX_PARALLEL, "--parallel"),
+                      help="matches at once (default: the file's, else the usable cores)")
     tour.add_argument("--resume", action="store_true",
                       help="go on with the latest tournament of this name in the store: play exactly the missing "
                            "matches, with the same seeds")
-    tour.add_argument("--resume-id", type=ranged_int(1, 2**62, "--resume-id"), metavar="ID", help="like --resume, with tournament ID of the store")
+    tour.add_argument("--resume-id", type=ranged_int(1, 2**62, "--resume-id"), metavar="ID",
+                      help="like --resume, with tournament ID of the store")
     tour.add_argument("--db", default="spite.db", help="the results store (default spite.db)")
     tour.add_argument("--plain", action="store_true",
                       help="one line per match, no live view (also when stdout is not a terminal)")

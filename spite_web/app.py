@@ -9,7 +9,6 @@ Errors are clean 4xx answers: :class:`NotFound` is 404, :class:`BadQuery` 400.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, Callable
@@ -17,15 +16,15 @@ from typing import Any, Callable
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from referee.core import replay as replay_file
 from tournaments.queries import ENDINGS, RESULTS, BadQuery, GameFilter, NotFound, Queries, QueryError
 
 from . import charts, site
-from .site import number_too_large
 from .replay_view import ViewError, viewer_data
+from .site import number_too_large
 
 MATCH_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 LOG_TAIL_BYTES = 256 * 1024

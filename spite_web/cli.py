@@ -10,11 +10,13 @@ from typing import Any
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """Register ``spite web`` on the ``spite`` command's subparsers."""
-    web: argparse.ArgumentParser = sub.add_parser("web", help="serve leaderboards, bot pages, games and replays in a browser (read-only)")
+    web: argparse.ArgumentParser = sub.add_parser(
+        "web", help="serve leaderboards, bot pages, games and replays in a browser (read-only)")
     web.add_argument("--db", default="spite.db", help="the results store (default spite.db)")
     web.add_argument("--listen", default="127.0.0.1:8000", help="host:port (default 127.0.0.1:8000)")
     web.add_argument("--referee", metavar="HOST:PORT",
-                     help="a running referee (spite referee) whose matches /live/MATCH_ID spectates, public information only")
+                     help="a running referee (spite referee) whose matches /live/MATCH_ID spectates, "
+                          "public information only")
     web.add_argument("--admin-token-file", metavar="FILE", help="the referee's admin token (Spectate needs it)")
     web.set_defaults(func=run)
     return web

@@ -30,14 +30,14 @@ from pathlib import Path
 from typing import Any, AsyncGenerator, AsyncIterator, Callable
 
 from google.protobuf.message import DecodeError
-from spite.v1 import game_pb2
-from spite.v1 import referee_pb2 as rpb
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from referee.core import feed
+from spite.v1 import game_pb2
+from spite.v1 import referee_pb2 as rpb
 from spite_engine import Ending, Event, EventKind, MoveKind, RuleSet, Source
 from spite_wire import event_from_proto, rules_from_proto
 
@@ -187,7 +187,9 @@ def sse(first: dict[str, Any], stream: AsyncGenerator[dict[str, Any], None],
             await stream.aclose()
             done()
 
-    return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})  # a proxy passes each event on
+    # a proxy passes each event on
+    return StreamingResponse(events(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 # -- a ladder's games in play, from their feed files ---------------------------------------

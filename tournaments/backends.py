@@ -242,6 +242,7 @@ def bundle_of(seat: SeatJob) -> Bundle:
     """The bundle of ``seat``'s bot as the server has it; a :class:`BundleError` (or a
     :class:`referee.processes.manifest.ManifestError`) saying why it cannot go to a worker."""
     from referee.processes.manifest import bot_fingerprint
+
     from .bot_specs import resolve_bot
 
     manifest = resolve_bot(seat.spec)

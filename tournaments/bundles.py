@@ -147,7 +147,8 @@ def from_wire(digest: str, wire: Any) -> Bundle:
     """The bundle ``wire`` (:meth:`Bundle.to_wire`) holds, checked against ``digest``: the index's
     hash, every path, the count and size limits, and each file's bytes against its hash."""
     check_digest(digest)
-    if not isinstance(wire, dict) or not isinstance(wire.get("index"), bytes) or not isinstance(wire.get("blobs"), dict):
+    if not isinstance(wire, dict) or not isinstance(wire.get("index"), bytes) or not isinstance(wire.get("blobs"),
+                                                                                                dict):
         raise BundleError(f"bundle {digest[:12]}: not a bundle")
     index: bytes = wire["index"]
     if len(index) > MAX_FILES * (MAX_PATH + 200) or hashlib.sha256(index).hexdigest() != digest:

@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from referee.core.labels import terminal_safe
-from referee.local import LocalMatch, play_local_match
-from referee.processes.manifest import BotManifest, ManifestError
 from referee.core.deadlines import TimeControl
+from referee.core.labels import terminal_safe
 from referee.core.match import MatchConfig, Policy
 from referee.core.reports import SeatReport
 from referee.core.status import FaultKind, SeatStatus
+from referee.local import LocalMatch, play_local_match
+from referee.processes.manifest import BotManifest, ManifestError
 from referee.transports.stdio import CODECS
 from spite_engine import Ending, RulesError, RuleSet, parse_rules
 
@@ -192,6 +192,14 @@ def _reference_faults(runs: list[Run]) -> list[str]:
     return found
 
 
+def _presets_fix(time_control: TimeControl, reports: list[SeatReport]) -> str:
+    if any(r.connect_fault is Ending.NO_SHOW for r in reports):
+        return _connect_fix(time_control)
+    if any(r.timeouts for r in reports):
+        return "answer each DecisionRequest within deadline_ms"
+    return "use rules.players, rules.stock_of(seat) and the observation's piles, not fixed sizes"
+
+
 def _connect_fix(time_control: TimeControl) -> str:
     return (f"start faster: the bot must send Hello within {time_control.connect_ms / 1000:g} s of being started "
             "(import less at start, or build ahead)")
@@ -318,9 +326,7 @@ def _checks(manifest: BotManifest, games: int, seed: int, time_control: TimeCont
                             (", ".join(run.rules.name for run in others) + f": {len(games_played) - len(main_games)} "
                              "games, no faults" if others else f"no variant of {rules.name} to try")
                             if not other_faults else first[:300],
-                            _connect_fix(time_control) if any(r.connect_fault is Ending.NO_SHOW for r in other_reports)
-                            else "answer each DecisionRequest within deadline_ms" if any(r.timeouts for r in other_reports)
-                            else "use rules.players, rules.stock_of(seat) and the observation's piles, not fixed sizes"))
+                            _presets_fix(time_control, other_reports)))
 
     exits = [run.result.exits[s] for run in runs for s in run.seats]
     clean = all(e.returncode == 0 for e in exits)

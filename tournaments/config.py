@@ -58,10 +58,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from referee.core import limits
-from referee.core.limits import FieldError
-from referee.processes.manifest import BotManifest, ManifestError, read_toml
 from referee.core.deadlines import Thinking, TimeControl
+from referee.core.limits import FieldError
 from referee.core.match import Policy
+from referee.processes.manifest import BotManifest, ManifestError, read_toml
 from spite_engine import RulesError, RuleSet, parse_rules
 
 from .bot_specs import resolve_bot, sample_bot, sample_bot_names

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.core.deadlines import LAG_LIMIT_MS, Thinking, TimeControl
-
 from referee.core.match import Policy
 from referee.core.reports import MatchSummary
 from referee.core.status import MatchState

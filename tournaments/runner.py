@@ -24,11 +24,11 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Callable, TextIO
 
+from referee.core.reports import MatchSummary
 from referee.processes.build import BuildCaps, build, local_cache, local_sources
 from referee.processes.manifest import ManifestError, bot_fingerprint
-from referee.core.reports import MatchSummary
 from spite_engine.rng import derive
 
 from . import seeds

@@ -24,8 +24,8 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
-from math import comb, gcd
 from dataclasses import dataclass
+from math import comb, gcd
 from typing import Iterable, Sequence
 
 from spite_engine import RuleSet

@@ -45,10 +45,10 @@ from referee.core.status import SeatStatus
 from spite_engine import Ending
 
 from .jobs import JobResult
+from .schedule import Entrant, ScheduledMatch
 from .sqlite_file import StoreError as StoreError
 from .sqlite_file import StoreLocked as StoreLocked
 from .sqlite_file import WriterLock, check_existing, connect
-from .schedule import Entrant, ScheduledMatch
 
 SCHEMA_VERSION = 3
 DEFAULT_DB = "spite.db"
@@ -313,7 +313,8 @@ class SeatRecord:
                    row["points"], row["timeouts"], row["illegal_moves"], row["malformed"], row["crashes"],
                    row["decisions"], row["decision_us_p50"], row["decision_us_p99"],
                    {int(k): v for k, v in json.loads(row["decision_histogram"]).items()},
-                   tuple(SeatFault.from_json(f) for f in json.loads(row["faults"])), row["cpu_us_p50"], row["cpu_us_p99"], row["cpu_us_total"])
+                   tuple(SeatFault.from_json(f) for f in json.loads(row["faults"])), row["cpu_us_p50"],
+                   row["cpu_us_p99"], row["cpu_us_total"])
 
 
 @dataclass(frozen=True)
@@ -577,8 +578,8 @@ class Store:
             if updated != 1:
                 raise StoreError(f"match {match.id} (ordinal {match.ordinal}) is already finished")
             self.db.executemany(
-                "INSERT INTO games (match_id, game_number, seed, first_seat, ending, by_rules, winners, scores, reason, "
-                "offender, moves, turns, replay) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO games (match_id, game_number, seed, first_seat, ending, by_rules, winners, scores, "
+                "reason, offender, moves, turns, replay) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(match.id, g.game_number, str(g.seed), g.first_seat, g.outcome.ending.value,
                   int(g.outcome.ending.by_rules), json.dumps(g.outcome.winners), json.dumps(g.outcome.scores),
                   g.outcome.reason, g.outcome.offender, g.moves, g.turns, g.replay) for g in summary.games])
@@ -589,7 +590,8 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(match.id, s.seat, match.bots[s.seat], match.entrants[s.seat], s.version, s.status.value,
                   points[s.seat], s.timeouts, s.illegal_moves, s.malformed, s.crashes, s.decisions,
-                  s.decision_us_p50, s.decision_us_p99, json.dumps(histograms[s.seat]), json.dumps([f.to_json() for f in s.faults]),
+                  s.decision_us_p50, s.decision_us_p99, json.dumps(histograms[s.seat]),
+                  json.dumps([f.to_json() for f in s.faults]),
                   s.cpu_us_p50, s.cpu_us_p99, s.cpu_us_total)
                  for s in summary.seats])
             self._add_ratings(match.tournament_id, ratings)

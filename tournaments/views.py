@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol, TextIO
+from typing import Protocol, TextIO
 
 from .standings import StandingRow, Standings
 from .store import MatchRow

@@ -29,7 +29,7 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from referee.processes.manifest import bot_fingerprint
 
@@ -46,9 +46,9 @@ def worker_name(cpu: int | None = None) -> str:
 async def play(job: MatchJob, worker: str = "", pool: BotPool | None = None) -> JobResult:
     """Play one job's match; never raises: a failure is a result with ``ok`` false. With a
     ``pool`` and a job that allows it, on warm bot processes."""
-    from referee.local import play_local_match
     from referee.core.feed import feed_path
     from referee.core.match import MatchConfig
+    from referee.local import play_local_match
 
     from . import botlogs
     from .bot_specs import resolve_bot

@@ -13,13 +13,22 @@ implements.
 """
 
 from .cards import ACE, JACK, JOKER, KING, QUEEN, Card, card_name, parse_card
-from .moves import (IllegalMoveError, LegalMoves, MalformedMoveError, Move, MoveError, MoveKind, PASS_MOVE, Source,
-                    make_move)
+from .moves import (
+    PASS_MOVE,
+    IllegalMoveError,
+    LegalMoves,
+    MalformedMoveError,
+    Move,
+    MoveError,
+    MoveKind,
+    Source,
+    make_move,
+)
 from .observation import LazyObservation, Observation, StockView, observe, observe_lazy, observe_public, visible_events
 from .outcome import Ending, Event, EventKind, Outcome
 from .record import GameRecord, ReplayMismatch, replay
 from .rng import keyed_shuffle
-from .ruleset import PRESETS, RULES_VERSION, RuleSet, RulesError, parse_rules, preset
+from .ruleset import PRESETS, RULES_VERSION, RulesError, RuleSet, parse_rules, preset
 from .state import GameState
 
 __all__ = [

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+
 from .cards import Card
 from .observation import Observation
 from .ruleset import RuleSet

@@ -14,7 +14,7 @@ from typing import Any
 
 from .moves import Move, MoveError
 from .outcome import Event, EventKind, Outcome
-from .ruleset import RULES_VERSION, RuleSet, RulesError, parse_rules
+from .ruleset import RULES_VERSION, RulesError, RuleSet, parse_rules
 from .state import GameState
 
 

@@ -26,8 +26,17 @@ import sys
 from typing import Any, Iterable, Sequence
 
 from .cards import ACE, KING, Card, card_name
-from .moves import (DISCARDS_FROM_HAND, PASS_MOVE, PLAYS_FROM_DISCARD, PLAYS_FROM_HAND, PLAYS_FROM_STOCK,
-                    IllegalMoveError, Move, MoveKind, Source)
+from .moves import (
+    DISCARDS_FROM_HAND,
+    PASS_MOVE,
+    PLAYS_FROM_DISCARD,
+    PLAYS_FROM_HAND,
+    PLAYS_FROM_STOCK,
+    IllegalMoveError,
+    Move,
+    MoveKind,
+    Source,
+)
 from .outcome import Ending, Event, EventKind, Outcome
 from .rng import check_seed, derive, keyed_shuffle
 from .ruleset import RuleSet
@@ -223,7 +232,8 @@ class GameState:
         other.discards = [[p[:] for p in seat] for seat in self.discards]
         other.centre = [p[:] for p in self.centre]
         if self.centre is self._centre_seen:
-            other._centre_seen, other._fits_now, other._empty_centre = other.centre, self._fits_now[:], self._empty_centre
+            other._centre_seen, other._fits_now = other.centre, self._fits_now[:]
+            other._empty_centre = self._empty_centre
         else:
             other._centre_seen, other._fits_now, other._empty_centre = None, [], 0
         other.set_aside = self.set_aside[:]
@@ -590,7 +600,8 @@ class GameState:
         if self.turn_stuck:
             self.stuck_turns += 1
             if self.stuck_turns >= self.rules.players:
-                self._finish_unfinished(Ending.STALEMATE, "for a full round no seat could play, and none ever can again")
+                self._finish_unfinished(Ending.STALEMATE,
+                                        "for a full round no seat could play, and none ever can again")
                 return
         else:
             self.stuck_turns = 0

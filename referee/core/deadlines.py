@@ -15,9 +15,8 @@ import weakref
 from dataclasses import dataclass
 from typing import ClassVar, Iterable, Mapping, Protocol
 
-from spite.v1 import referee_pb2 as rpb
-
 from referee.core import limits
+from spite.v1 import referee_pb2 as rpb
 
 LAG_LIMIT_MS = 250
 """A timeout is the platform's fault, not the bot's, when the referee judged the deadline
@@ -26,8 +25,8 @@ decision (and for at least a tenth of the decision's window)."""
 LAG_PROBE_S = 0.05
 """How often the lag monitor wakes to measure the event loop's lateness."""
 GIVEN_PROBE_S = 0.1
-"""A decision still open after this long (or a quarter of its window, if sooner) takes its bot's baseline (CPU time, time spent
-runnable but waiting for a CPU), so a decision answered sooner, nearly every one, costs no
+"""A decision still open after this long (or a quarter of its window, if sooner) takes its bot's baseline (CPU time,
+time spent runnable but waiting for a CPU), so a decision answered sooner, nearly every one, costs no
 extra reads; the bot is taken to have been kept off the CPU for the same share of this
 first moment as of the time after it."""
 GIVEN_SLACK_MS = 50

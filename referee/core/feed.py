@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from spite.v1 import referee_pb2 as rpb
-
 from spite_engine import RuleSet
 from spite_wire import rules_to_proto
 

@@ -26,21 +26,57 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from spite.v1 import referee_pb2 as rpb
-
 from referee.core import feed, limits, reports
 from referee.core import replay as replay_file
-from referee.core.status import FaultKind, MatchState, SeatStatus
-from referee.core.deadlines import (GIVEN_CAP, GIVEN_PROBE_S, given_slack_ms, LAG_LIMIT_MS, LAG_PROBE_S, GivenTime, LagMonitor,
-                        ProcessControl, RefereeLag, Thinking, TimeControl)
+from referee.core.deadlines import (
+    GIVEN_CAP,
+    GIVEN_PROBE_S,
+    LAG_LIMIT_MS,
+    LAG_PROBE_S,
+    GivenTime,
+    LagMonitor,
+    ProcessControl,
+    RefereeLag,
+    Thinking,
+    TimeControl,
+    given_slack_ms,
+)
 from referee.core.reports import GameResult, SeatReport
-from referee.core.seats import (MAX_INBOX, PROCESS_EXIT_WAIT_S, Closed, Garbled, Seat, SeatChannel, SeatRoster, describe_exit,
-                    _cut)
-from spite_engine import (Ending, EventKind, GameState, IllegalMoveError, MalformedMoveError, Move, RuleSet,
-                          observe, observe_public, visible_events)
+from referee.core.seats import (
+    MAX_INBOX,
+    PROCESS_EXIT_WAIT_S,
+    Closed,
+    Garbled,
+    Seat,
+    SeatChannel,
+    SeatRoster,
+    _cut,
+    describe_exit,
+)
+from referee.core.status import FaultKind, MatchState, SeatStatus
+from spite.v1 import referee_pb2 as rpb
+from spite_engine import (
+    Ending,
+    EventKind,
+    GameState,
+    IllegalMoveError,
+    MalformedMoveError,
+    Move,
+    RuleSet,
+    observe,
+    observe_public,
+    visible_events,
+)
 from spite_engine.rng import derive
-from spite_wire import (PROTOCOL_VERSION, events_to_proto, move_from_proto, move_to_proto, observation_to_proto, outcome_to_proto,
-                        rules_to_proto)
+from spite_wire import (
+    PROTOCOL_VERSION,
+    events_to_proto,
+    move_from_proto,
+    move_to_proto,
+    observation_to_proto,
+    outcome_to_proto,
+    rules_to_proto,
+)
 from spite_wire.encoding import decision_message, event_batch_message
 
 __all__ = ["LAG_LIMIT_MS", "LAG_PROBE_S", "MAX_DEBUG", "MAX_INBOX", "MAX_PLAN", "MAX_STRIKES", "PROCESS_EXIT_WAIT_S",
@@ -362,7 +398,8 @@ class Match(SeatRoster):
                 seat.report.unreadable += 1
                 fault = (FaultKind.MALFORMED, item.detail)
             elif item.WhichOneof("body") != "action":
-                fault = (FaultKind.MALFORMED, f"expected an Action for decision {decision_id}, got {item.WhichOneof('body')}")
+                fault = (FaultKind.MALFORMED,
+                         f"expected an Action for decision {decision_id}, got {item.WhichOneof('body')}")
             elif item.action.decision_id < decision_id:
                 stale += 1
                 if stale > MAX_INBOX:

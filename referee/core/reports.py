@@ -6,13 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Sequence
 
-from spite.v1 import referee_pb2 as rpb
-
-from spite_engine import Ending, Outcome, RuleSet
-from spite_wire import outcome_to_proto, rules_to_proto
-
 from referee.core.deadlines import Thinking
 from referee.core.status import FaultKind, MatchState, SeatStatus
+from spite.v1 import referee_pb2 as rpb
+from spite_engine import Ending, Outcome, RuleSet
+from spite_wire import outcome_to_proto, rules_to_proto
 
 
 @dataclass(frozen=True)
@@ -152,7 +150,8 @@ class SeatSummary:
         return {"seat": self.seat, "name": self.name, "version": self.version, "status": self.status.value,
                 "timeouts": self.timeouts, "illegal_moves": self.illegal_moves, "malformed": self.malformed,
                 "crashes": self.crashes, "decisions": self.decisions, "decision_us_p50": self.decision_us_p50,
-                "decision_us_p99": self.decision_us_p99, "faults": [f.to_json() for f in self.faults], "cpu_us_p50": self.cpu_us_p50,
+                "decision_us_p99": self.decision_us_p99, "faults": [f.to_json() for f in self.faults],
+                "cpu_us_p50": self.cpu_us_p50,
                 "cpu_us_p99": self.cpu_us_p99, "cpu_us_total": self.cpu_us_total, "crash": self.crash, "log": self.log}
 
 

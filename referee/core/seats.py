@@ -17,14 +17,20 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from spite.v1 import referee_pb2 as rpb
-
-from spite_engine import Ending, RuleSet
-
-from referee.core.deadlines import (GIVEN_SLACK_MS, GivenTime, ProcessControl, RefereeLag, TimeControl, WaitTimer,
-                                    connect_cap_ms, given_slack_ms)
+from referee.core.deadlines import (
+    GIVEN_SLACK_MS,
+    GivenTime,
+    ProcessControl,
+    RefereeLag,
+    TimeControl,
+    WaitTimer,
+    connect_cap_ms,
+    given_slack_ms,
+)
 from referee.core.reports import SeatReport
 from referee.core.status import FaultKind, MatchState, SeatStatus
+from spite.v1 import referee_pb2 as rpb
+from spite_engine import Ending, RuleSet
 
 log = logging.getLogger("spite.referee")
 

@@ -30,9 +30,27 @@ from typing import BinaryIO, Sequence
 
 from referee.core.deadlines import connect_cap_ms, run_queue_seconds
 from referee.processes.manifest import BotManifest
-from referee.sandbox import (SUPERVISOR, BotCgroup, BotIdentity, Isolation, Limits, SandboxError, SandboxMode,
-                      allocate_identity, bwrap_command, bwrap_returncode, child_rlimits, default_limits, descendants,
-                      detect, process_cpu_seconds, program_path, runtime_hints, sweep, unreachable)
+from referee.sandbox import (
+    SUPERVISOR,
+    BotCgroup,
+    BotIdentity,
+    Isolation,
+    Limits,
+    SandboxError,
+    SandboxMode,
+    allocate_identity,
+    bwrap_command,
+    bwrap_returncode,
+    child_rlimits,
+    default_limits,
+    descendants,
+    detect,
+    process_cpu_seconds,
+    program_path,
+    runtime_hints,
+    sweep,
+    unreachable,
+)
 from referee.sandbox.environment import LAUNCH_ENVIRONMENT
 from referee.sandbox.environment import encode as encode_environment
 from referee.sandbox.space import mount_private, unmount

@@ -36,19 +36,44 @@ time without cgroups) and :mod:`.supervisor`.
 
 from __future__ import annotations
 
-from referee.sandbox.bubblewrap import (PRIVATE_SPACE_BYTES, SUPERVISOR, SYSTEM_DIRS, Isolation, bwrap_command, bwrap_returncode, linked_targets,
-                         private_system_files, toolchain_dirs)
+from referee.sandbox.bubblewrap import (
+    PRIVATE_SPACE_BYTES,
+    SUPERVISOR,
+    SYSTEM_DIRS,
+    Isolation,
+    bwrap_command,
+    bwrap_returncode,
+    linked_targets,
+    private_system_files,
+    toolchain_dirs,
+)
 from referee.sandbox.cgroups import BOT_CPU_SHARES, CGROUP_ROOT, CONTROLLERS, BotCgroup, cgroup_parents, child_rlimits
-from referee.sandbox.limits import (FILE_SIZE_LIMIT, LANGUAGE_LIMITS, NO_ADDRESS_SPACE_LIMIT, Limits, default_limits,
-                     limits_from_table, runtime_hints)
-from referee.sandbox.mode import (BUBBLEWRAP, FIX_COMMAND, INSECURE, SandboxError, SandboxMode, detect, unisolated_warning,
-                   untrusted_refusal)
 from referee.sandbox.identity import BotIdentity, NoFreeIdentity, program_path, sweep, uid_range, unreachable
 from referee.sandbox.identity import allocate as allocate_identity
+from referee.sandbox.limits import (
+    FILE_SIZE_LIMIT,
+    LANGUAGE_LIMITS,
+    NO_ADDRESS_SPACE_LIMIT,
+    Limits,
+    default_limits,
+    limits_from_table,
+    runtime_hints,
+)
+from referee.sandbox.mode import (
+    BUBBLEWRAP,
+    FIX_COMMAND,
+    INSECURE,
+    SandboxError,
+    SandboxMode,
+    detect,
+    unisolated_warning,
+    untrusted_refusal,
+)
 from referee.sandbox.processes import descendants, process_cpu_seconds
 
 __all__ = ["PRIVATE_SPACE_BYTES", "SUPERVISOR", "BotIdentity", "NoFreeIdentity", "program_path", "unreachable",
-           "uid_range", "allocate_identity", "sweep", "BOT_CPU_SHARES", "BUBBLEWRAP", "CGROUP_ROOT", "CONTROLLERS", "FILE_SIZE_LIMIT", "FIX_COMMAND", "INSECURE",
+           "uid_range", "allocate_identity", "sweep", "BOT_CPU_SHARES", "BUBBLEWRAP", "CGROUP_ROOT", "CONTROLLERS",
+           "FILE_SIZE_LIMIT", "FIX_COMMAND", "INSECURE",
            "LANGUAGE_LIMITS", "NO_ADDRESS_SPACE_LIMIT", "SYSTEM_DIRS", "BotCgroup", "Isolation", "Limits",
            "SandboxError", "SandboxMode", "bwrap_command", "bwrap_returncode", "cgroup_parents", "child_rlimits",
            "default_limits", "descendants", "detect", "limits_from_table", "linked_targets", "private_system_files",

@@ -78,7 +78,8 @@ def check_manifest_env(env: Mapping[str, object]) -> str:
         if not isinstance(value, str):
             return f"field 'env': {name[:64]!r} must be a string"
         if not _NAME.match(name):
-            return f"field 'env': {name[:64]!r} is not a variable name (letters, digits and _, not starting with a digit)"
+            return (f"field 'env': {name[:64]!r} is not a variable name "
+                    "(letters, digits and _, not starting with a digit)")
         why = refused(name)
         if why:
             return (f"field 'env': {name[:64]!r} is {why}; a manifest may not set the loader's, interpreters' "

@@ -4,6 +4,7 @@ bot gets where a cgroup controller is missing (:func:`referee.sandbox.cgroups.ch
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+
 _MIB = 1024 * 1024
 
 

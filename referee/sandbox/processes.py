@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any, Iterable
 
+
 def _load_psutil() -> Any:
     try:
         import psutil as module

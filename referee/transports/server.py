@@ -3,8 +3,8 @@
 The servicer only translates: a Play stream carries one bot session
 (:mod:`referee.transports.session`, the same session the stdio transport carries), whose refusals
 become the stream's status; the admin calls create, look up and watch the
-:class:`~referee.core.match.Match`, which owns the game. Health checking and server reflection are served too, so stock tools
-(grpcurl, grpc_health_probe) can talk to it.
+:class:`~referee.core.match.Match`, which owns the game. Health checking and server reflection are served too, so stock
+tools (grpcurl, grpc_health_probe) can talk to it.
 """
 
 from __future__ import annotations
@@ -21,15 +21,14 @@ from typing import AsyncIterator, Callable
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
-from spite.v1 import referee_pb2 as rpb
-from spite.v1 import referee_pb2_grpc
 
 from referee.core import limits
 from referee.core.deadlines import TimeControl
 from referee.core.match import MatchConfig, Policy
-from referee.core.seats import Closed
-from referee.core.seats import Outgoing
+from referee.core.seats import Closed, Outgoing
 from referee.transports.session import MAX_MESSAGE_BYTES, Arena, Session, SessionRefused, expect_hello
+from spite.v1 import referee_pb2 as rpb
+from spite.v1 import referee_pb2_grpc
 from spite_engine import Ending, RulesError, parse_rules
 
 log = logging.getLogger("spite.referee")

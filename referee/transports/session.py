@@ -26,12 +26,11 @@ import secrets
 from typing import Callable, Protocol
 
 from grpc import StatusCode  # the protocol's names for refusals (Refusal.code), not the transport
-from spite.v1 import referee_pb2 as rpb
 
-from referee.transports.warm import Offer, Sink, WarmChannel, WarmLines, serve_next_matches
 from referee.core.match import Match, MatchConfig
-from referee.core.seats import Closed
-from referee.core.seats import Incoming, Seat, SeatChannel
+from referee.core.seats import Closed, Incoming, Seat, SeatChannel
+from referee.transports.warm import Offer, Sink, WarmChannel, WarmLines, serve_next_matches
+from spite.v1 import referee_pb2 as rpb
 from spite_wire import PROTOCOL_VERSION
 
 log = logging.getLogger("spite.referee")

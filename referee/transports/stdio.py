@@ -7,7 +7,8 @@ bot as ``SPITE_STDIO``): protobuf's canonical JSON mapping, one message per line
 (``json``, the default), or length-delimited protobuf frames, each the message's size as a
 varint and then its wire bytes (``protobuf``: what ``writeDelimitedTo`` and Go's
 ``protodelim`` write). Only reading and writing one message differ (a :class:`StdioCodec`);
-the session is the same for both and the same as on gRPC (:mod:`referee.transports.session`): the bot's first message is a
+the session is the same for both and the same as on gRPC (:mod:`referee.transports.session`): the bot's first message
+is a
 ``Hello`` with its token (from ``SPITE_TOKEN_FILE``, or none: the pipes the referee started
 it on say which seat it is), refusals carry the status name gRPC would use, and deadlines,
 faults and policies are the match's. A line or frame over the size cap (or a frame cut short)
@@ -24,16 +25,15 @@ from typing import Callable, Protocol
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 from grpc import StatusCode  # the protocol's names for refusals, on every transport
-from spite.v1 import referee_pb2 as rpb
 
 from referee.core.deadlines import connect_cap_ms
+from referee.core.seats import Closed, Garbled, Outgoing, Seat
 from referee.processes.launcher import BotProcess
-from referee.core.seats import Closed, Garbled, Seat
-from referee.core.seats import Outgoing
 from referee.transports.session import MAX_MESSAGE_BYTES, Arena, Session, SessionRefused, expect_hello
+from spite.v1 import referee_pb2 as rpb
+from spite_engine import Ending
 from spite_wire.canonical_json import referee_message_line
 from spite_wire.encoding import varint
-from spite_engine import Ending
 
 MAX_VARINT_BYTES = 10
 """The longest varint protobuf writes (a 64-bit value); a frame's length never needs more."""

@@ -4,8 +4,8 @@ A bot that says ``warm`` in its Hello may be handed its next match on the same s
 after MatchOver (docs/protocol.md, "Warm bots"). This module is the referee's side of
 that, apart from the transports: a :class:`WarmLine` per warm connection, on which whoever
 runs the bot's process (the local pool, :mod:`referee.pool`) offers the next seat, and
-:func:`serve_next_matches`, the loop a session (:class:`referee.transports.session.Session`) runs once its first match is over.
-A referee whose arena has no :class:`WarmLines` (``spite referee``, the hosted lobby) never
+:func:`serve_next_matches`, the loop a session (:class:`referee.transports.session.Session`) runs once its first match
+is over. A referee whose arena has no :class:`WarmLines` (``spite referee``, the hosted lobby) never
 takes the offer: its GameStart does not say ``warm`` and the stream closes after MatchOver.
 
 On a warm connection every match is played through a :class:`WarmChannel`, which marks the
@@ -20,12 +20,9 @@ import logging
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable
 
-from spite.v1 import referee_pb2 as rpb
-
 from referee.core.match import Match
-
-from referee.core.seats import Closed, Garbled
-from referee.core.seats import MAX_INBOX, Outgoing, Seat, SeatChannel
+from referee.core.seats import MAX_INBOX, Closed, Garbled, Outgoing, Seat, SeatChannel
+from spite.v1 import referee_pb2 as rpb
 
 log = logging.getLogger("spite.referee")
 

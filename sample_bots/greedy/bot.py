@@ -23,8 +23,8 @@ PLAN = os.environ.get("SPITE_GREEDY_PLAN") == "1"
 
 def greedy_plan(observation: Observation) -> list[Move]:
     """The greedy moves of this turn that reveal nothing new, then the first one that does."""
-    from spite_engine import parse_rules
     from spite_engine import observe as engine_observe
+    from spite_engine import parse_rules
     from spite_engine.determinize import determinize
 
     world = determinize(observation, parse_rules(observation.rules.name), random.Random(0))

@@ -15,8 +15,8 @@ Perfect-information Monte Carlo (PIMC) over the planner's candidates (docs/bots.
    the planner's order.
 
 Time control, on its own clock: sampling stops when the next rollout would not fit in the
-budget (an unfinished sample is dropped) (``SPITE_SAMPLER_MS``, default 100 ms, and never more than 40% of the time left to the
-referee's deadline); the planner's choice is the answer if no sample fits. With
+budget (an unfinished sample is dropped) (``SPITE_SAMPLER_MS``, default 100 ms, and never more than 40% of the time
+left to the referee's deadline); the planner's choice is the answer if no sample fits. With
 ``SPITE_SAMPLER_SAMPLES=N`` it draws exactly N samples instead (reproducible, for benches).
 
 ``SPITE_SAMPLER_BASE`` says whose candidates it compares and whose plans play every seat in
@@ -34,13 +34,12 @@ import random
 import time
 from typing import Callable
 
+from spite_engine import GameState, observe
+from spite_engine.determinize import determinize
 from spite_sdk import Bot, Move, Observation
 from spite_sdk.planning import STOCK, WEIGHTS, candidate_plans, plan_turn
 from spite_sdk.search import apply_plan
 from spite_sdk.tactics import tactician_candidates, tactician_plan
-
-from spite_engine import GameState, observe
-from spite_engine.determinize import determinize
 
 CANDIDATES = 4
 """How many of the planner's plans are compared."""

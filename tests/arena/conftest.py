@@ -69,7 +69,8 @@ class Arena:
         """Start ``spite serve`` and return the line it prints when ready."""
         self.process = subprocess.Popen(
             [*SPITE, "serve", str(self.file), "--data", str(self.data), "--web", f"127.0.0.1:{self.web_port}",
-             "--grpc", self.grpc, *(["--scheduler", self.scheduler] if self.scheduler else []), *self.extra], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+             "--grpc", self.grpc, *(["--scheduler", self.scheduler] if self.scheduler else []), *self.extra], cwd=REPO,
+             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             start_new_session=True)
         assert self.process.stdout is not None
         deadline = time.monotonic() + 60
@@ -89,7 +90,8 @@ class Arena:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(10)
 
-    def spite(self, *args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    def spite(self, *args: str, env: dict[str, str] | None = None,
+              timeout: float = 300) -> subprocess.CompletedProcess[str]:
         return subprocess.run([*SPITE, *args], cwd=REPO, capture_output=True, text=True, timeout=timeout,
                               env={**os.environ, **(env or {})})
 

@@ -41,7 +41,8 @@ def test_the_ladder_leaderboard_updates_while_games_are_played(tmp_path: Path, c
         page.goto(arena.url + "/")
         assert page.title().startswith("browser-ladder")
         page.evaluate("window.notReloaded = true")
-        total = "Array.from(document.querySelectorAll('#ladder td.games')).reduce((s, td) => s + Number(td.textContent), 0)"
+        total = ("Array.from(document.querySelectorAll('#ladder td.games'))"
+                 ".reduce((s, td) => s + Number(td.textContent), 0)")
         first = page.evaluate(total)
         page.wait_for_function(f"({total}) >= {first} + 4 && document.querySelectorAll('#ladder tbody tr').length == 2",
                                timeout=300_000)

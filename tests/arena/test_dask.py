@@ -16,10 +16,9 @@ from typing import Any
 
 import pytest
 
-from tests.cluster import dask_cluster, wait_until
+from tests.cluster import dask_cluster
 
 from .conftest import REPO, SPITE, free_port, running_arena
-
 
 
 def _competition(bots: Path) -> str:

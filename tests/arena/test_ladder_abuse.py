@@ -11,8 +11,8 @@ from typing import Any
 
 import grpc
 import pytest
-from spite.v1 import arena_pb2, arena_pb2_grpc
 
+from spite.v1 import arena_pb2, arena_pb2_grpc
 from spite_arena.lobby import Lobby, start_lobby
 from spite_arena.matchmaker import next_pairing
 from spite_arena.store import ArenaStore
@@ -154,15 +154,15 @@ def test_no_show_bots_are_benched_capped_and_nobody_learns_whom_it_plays(tmp_pat
     BENCH_AFTER no-shows, their streams ended with the reason; the wins they handed out rate
     nobody (31.8); a remote SDK bot and a house bot are told no opponent's name (31.8); the
     house bot named ``a-seat1-b`` has exactly its own log recorded (31.13)."""
-    from tournaments.bot_specs import resolve_bot
     from spite_arena.config import load_competition
-    from spite_arena.lobby import JoinRefused
     from spite_arena.ladder import BENCH_AFTER, Ladder, share_of
+    from spite_arena.lobby import JoinRefused
     from spite_arena.store import FORFEITED
     from spite_sdk import Bot, policies
     from spite_sdk.arena import ladder as sdk_ladder
     from spite_sdk.connection import RefereeError
     from tournaments.backends import LocalBackend
+    from tournaments.bot_specs import resolve_bot
 
     file = tmp_path / "c.toml"
     file.write_text(f'house_bots = ["{BOTS / "names" / "bot.toml"}", "greedy"]\nparallel = 2\nplacement_games = 2\n'

@@ -66,7 +66,8 @@ def test_the_board_games_and_bot_pages_count_what_the_store_holds(tmp_path: Path
     second = client.get("/api/games?limit=2&offset=2").json()
     assert first["total"] == 5 and not {g["id"] for g in first["games"]} & {g["id"] for g in second["games"]}
     assert "older ▸" in client.get("/games?limit=2").text
-    for query, words in [("bot=abc", "version id"), ("result=lost", "result needs bot"), ("color=red", "unknown filter"),
+    for query, words in [("bot=abc", "version id"), ("result=lost", "result needs bot"),
+                         ("color=red", "unknown filter"),
                          ("ending=sideways", "ending must be"), ("limit=0", "limit"), ("tournament=1", "filter by"),
                          ("offset=-1", "offset")]:
         answer = client.get(f"/api/games?{query}")

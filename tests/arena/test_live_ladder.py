@@ -164,7 +164,7 @@ def test_a_remote_bots_game_on_the_lobbys_referee_is_watched_live_to_its_end(tmp
         assert "remote" in kinds
 
 
-def test_a_spectator_watches_a_live_ladder_game_to_its_end_in_the_browser(tmp_path: Path, page: Any) -> None:
+def test_a_spectator_watches_a_live_ladder_game_to_its_end_in_the_browser(tmp_path: Path, page: Any) -> None:  # noqa: F811
     with running_arena(tmp_path, competition(["greedy", str(SLOWPOKE)])) as arena:
         page.goto(arena.url + "/")
         page.click("#in-play-link")

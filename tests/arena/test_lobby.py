@@ -65,6 +65,7 @@ def test_a_remote_bot_that_takes_games_and_never_plays_them_loses_them(tmp_path:
     import asyncio
 
     import grpc
+
     from spite.v1 import arena_pb2, arena_pb2_grpc
 
     competition = COMPETITION.replace("connect_ms = 8000", "connect_ms = 1500")

@@ -16,7 +16,6 @@ def test_the_ladder_forgets_each_remote_game_once_it_is_recorded(tmp_path: Path)
     many games with the remote bot, the lobby's referee holds no finished match and no seat
     token, and the lobby only the joined stream (``spite serve`` grew 71 -> 116 MB in 16
     minutes: every remote game's match was kept for an hour)."""
-    from tournaments.bot_specs import resolve_bot
     from spite_arena.config import load_competition
     from spite_arena.ladder import Ladder
     from spite_arena.lobby import Lobby, start_lobby
@@ -25,6 +24,7 @@ def test_the_ladder_forgets_each_remote_game_once_it_is_recorded(tmp_path: Path)
     from spite_sdk.arena import ladder as sdk_ladder
     from spite_sdk.connection import RefereeError
     from tournaments.backends import LocalBackend
+    from tournaments.bot_specs import resolve_bot
 
     file = tmp_path / "c.toml"
     file.write_text('house_bots = ["greedy", "naive"]\nparallel = 2\nplacement_games = 2\n'

@@ -12,8 +12,8 @@ from typing import Any
 
 import grpc
 import pytest
-from spite.v1 import arena_pb2, arena_pb2_grpc
 
+from spite.v1 import arena_pb2, arena_pb2_grpc
 from spite_arena.lobby import Lobby, start_lobby
 from spite_arena.store import ArenaStore
 from tournaments.ratings import RatingParams

@@ -28,7 +28,8 @@ def test_the_finals_are_public_once_finished_and_never_show_a_debug_string(tmp_p
     assert "not over yet" in client.get("/finals").text
     assert client.get("/api/finals").status_code == 404
 
-    played = run(write_tournament(tmp_path, "finals", bots=["greedy", "naive"], rounds=1, replay_dir=str(tmp_path / "r")),
+    played = run(write_tournament(tmp_path, "finals", bots=["greedy", "naive"], rounds=1,
+                                  replay_dir=str(tmp_path / "r")),
                  data / "finals.db")
     assert played.outcome.done > 0, played.output
     with sqlite3.connect(data / "finals.db") as db:

@@ -118,7 +118,8 @@ def test_no_public_answer_holds_a_hidden_card_a_debug_string_or_a_log(deals: lis
                     store.take_game(gid, "test")
                 if status == "done":
                     replay, logs = play(data, gid, seed)
-                    store.finish_game(gid, ending="illegal-move", reason=f"{REASON}-game{gid}.", winners=[0], scores=[1, 0],
+                    store.finish_game(gid, ending="illegal-move", reason=f"{REASON}-game{gid}.", winners=[0],
+                                      scores=[1, 0],
                                       faults=[[], []],
                                       replay=replay, logs=logs, params=params)
                 elif status == "void":

@@ -14,7 +14,7 @@ import pytest
 
 from tests.languages.common import unavailable
 
-from .conftest import REPO, Arena, running_arena
+from .conftest import REPO, running_arena
 
 pytestmark = pytest.mark.slow
 
@@ -33,7 +33,8 @@ def _ledger(data: Path) -> dict[str, Any]:
         counted = db.execute("SELECT COALESCE(SUM(games), 0) FROM versions").fetchone()[0]
         rating_rows = db.execute("SELECT COUNT(*) FROM ratings").fetchone()[0]
         statuses = dict(db.execute("SELECT status, COUNT(*) FROM games GROUP BY status").fetchall())
-    return {"done": done, "running": running, "seats": seats, "counted": counted, "rating_rows": rating_rows, "statuses": statuses}
+    return {"done": done, "running": running, "seats": seats, "counted": counted, "rating_rows": rating_rows,
+            "statuses": statuses}
 
 
 def test_a_ladder_with_an_uploaded_and_a_remote_bot(tmp_path: Path) -> None:

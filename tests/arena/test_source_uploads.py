@@ -25,7 +25,6 @@ from tests.languages.common import require, unavailable
 
 from .conftest import REPO, Arena, running_arena
 
-
 pytestmark = pytest.mark.slow
 
 COMPETITION = """

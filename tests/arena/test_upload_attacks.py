@@ -86,7 +86,8 @@ def test_sparse_members_are_refused(tmp_path: Path) -> None:
 def _manifest(folder: Path, version: str) -> Path:
     folder.mkdir()
     (folder / "bot.py").write_text("")
-    (folder / "bot.toml").write_text(f"name = 'x'\nversion = {json.dumps(version)}\ncommand = ['{{python}}', 'bot.py']\n")
+    (folder / "bot.toml").write_text(f"name = 'x'\nversion = {json.dumps(version)}\n"
+                                     "command = ['{python}', 'bot.py']\n")
     return folder
 
 
@@ -105,7 +106,8 @@ def test_a_version_label_is_64_printable_characters(tmp_path: Path, version: str
 
 def test_a_fine_version_label_passes(tmp_path: Path) -> None:
     assert check_manifest(_manifest(tmp_path / "bot", "v" * 64)).version == "v" * 64
-    assert check_manifest(_manifest(tmp_path / "bot2", "2.0 \u00e9t\u00e9 \u2603")).version == "2.0 \u00e9t\u00e9 \u2603"
+    assert check_manifest(_manifest(tmp_path / "bot2",
+                                    "2.0 \u00e9t\u00e9 \u2603")).version == "2.0 \u00e9t\u00e9 \u2603"
 
 
 @pytest.mark.parametrize("name", [".", "..", "...", ".alice", "-x", "House", "HOUSE", "house.", "house..",

@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.languages.common import unavailable
-
 from referee.processes.build import BuildCaps, BuildResult, build
 from referee.sandbox import detect
 from spite_arena.config import load_competition
+from tests.languages.common import unavailable
 
 CAPS = BuildCaps(wall_seconds=20, cpu_seconds=60, memory_mb=256, processes=32, disk_mb=50, output_kb=256)
 

@@ -154,7 +154,8 @@ def test_wrong_keys_are_limited_per_address(proxied: Arena) -> None:
     guesser = {"X_Forwarded_For": "192.0.2.7"}
     wrong = [call(proxied, "GET", "/api/me", Authorization=f"Bearer sk_guess{i}", **guesser)[0] for i in range(22)]
     assert wrong == [401] * 20 + [429, 429]
-    assert call(proxied, "GET", "/api/me", Authorization=f"Bearer {key}", **guesser)[0] == 429  # even a good key, for now
+    # even a good key, for now
+    assert call(proxied, "GET", "/api/me", Authorization=f"Bearer {key}", **guesser)[0] == 429
     assert call(proxied, "GET", "/api/admin", Authorization="Bearer nope", **guesser)[0] == 429
     status, me = call(proxied, "GET", "/api/me", Authorization=f"Bearer {key}", X_Forwarded_For="192.0.2.8")
     assert (status, me["entrant"]) == (200, "keyholder")
@@ -203,11 +204,10 @@ def _closed_by_server(connection: socket.socket) -> bool:
 def test_connections_that_never_finish_their_headers_are_closed() -> None:
     """The header deadline itself, short here: a silent connection, one that drips a header a
     byte at a time, and one idle after its first answer are closed; a prompt request is served."""
+    import uvicorn
     from starlette.applications import Starlette
     from starlette.responses import PlainTextResponse
     from starlette.routing import Route
-
-    import uvicorn
 
     from spite_web.serving import bind_listener, server_config
 
@@ -220,7 +220,8 @@ def test_connections_that_never_finish_their_headers_are_closed() -> None:
 
     listener = bind_listener("127.0.0.1", 0, "--web")
     port = listener.getsockname()[1]
-    server = uvicorn.Server(server_config(Starlette(routes=[Route("/", hello), Route("/slow", slow)]), "127.0.0.1", port,
+    server = uvicorn.Server(server_config(Starlette(routes=[Route("/", hello), Route("/slow", slow)]), "127.0.0.1",
+                                          port,
                                           header_timeout=0.5))
     thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[listener])), daemon=True)
     thread.start()

@@ -1,6 +1,7 @@
 """A bot that misbehaves on purpose, one way per mode, for the referee's hostile-bot tests.
 
-    python hostile_bot.py MODE [--marker=TEXT]   (address from SPITE_ADDRESS, token from SPITE_TOKEN or SPITE_TOKEN_FILE)
+    python hostile_bot.py MODE [--marker=TEXT]   (address from SPITE_ADDRESS, token from SPITE_TOKEN or
+    SPITE_TOKEN_FILE)
 
 It speaks the wire protocol with the raw generated stubs (no SDK), so it can send
 what no SDK would. In "good" mode, and between its misdeeds, it plays the first
@@ -30,6 +31,7 @@ import time
 from pathlib import Path
 
 import grpc
+
 from spite.v1 import referee_pb2 as rpb
 from spite.v1 import referee_pb2_grpc
 

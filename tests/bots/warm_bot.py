@@ -5,8 +5,8 @@
 At each match's first game it prints ``welcome process=<id> match=<match id> seat=<seat>
 bot_seed=<seed>`` on stderr (its log), ``<id>`` drawn once per process, so a test can tell
 which process played which seat; at its end ``over process=<id> match=<match id> warm=<0|1>``
-(whether the referee keeps the connection open, as its GameStart said). Modes: ``good``; ``cold`` (does not say warm); ``crash-2``
-(exits with code 3 at its first decision of its second match); ``leave-1`` (exits after its
+(whether the referee keeps the connection open, as its GameStart said). Modes: ``good``; ``cold`` (does not say warm);
+``crash-2`` (exits with code 3 at its first decision of its second match); ``leave-1`` (exits after its
 first MatchOver, between matches).
 """
 

@@ -33,7 +33,8 @@ def main() -> int:
         elif "gameStart" in message:
             warm = message["gameStart"].get("warm", False)
         elif "matchOver" in message:
-            print(f"over process={PROCESS} match={welcome.get('matchId')} warm={int(warm)}", file=sys.stderr, flush=True)
+            print(f"over process={PROCESS} match={welcome.get('matchId')} warm={int(warm)}", file=sys.stderr,
+                  flush=True)
             if not warm:
                 return 0
         if "matchOver" in message and MODE == "chatter":

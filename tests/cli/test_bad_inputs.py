@@ -11,7 +11,6 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -249,7 +248,8 @@ def test_submit_takes_the_key_from_the_environment_or_a_file_and_warns_on_key(tm
         assert quiet.returncode == 2 and len(quiet.stderr.strip().splitlines()) == 1, quiet.stderr
         assert "cannot reach" in quiet.stderr and "sk_" not in quiet.stderr + quiet.stdout
     twice = spite(*unreachable, "--key", "sk_x", cwd=tmp_path, timeout=60, env={"SPITE_BOT_KEY": "sk_y"})
-    assert twice.returncode == 2 and twice.stderr.strip() == "spite submit: give the key once: SPITE_BOT_KEY is set, drop --key"
+    assert twice.returncode == 2
+    assert twice.stderr.strip() == "spite submit: give the key once: SPITE_BOT_KEY is set, drop --key"
 
 
 def test_submit_refuses_a_timeout_out_of_range_before_it_uploads(tmp_path: Path) -> None:

@@ -105,7 +105,7 @@ def test_the_sweep_judges_each_folder_by_its_owner(short_tmp: Path) -> None:
     """A folder whose owner exited without cleaning up is removed; one whose owner runs (this
     process), one still being made by a live process (no lock yet) and one not made this way
     are kept."""
-    from referee.processes.scratch import OwnedScratch, sweep_stale
+    from referee.processes.scratch import sweep_stale
 
     child = subprocess.run([sys.executable, "-c", "import os, sys\nfrom pathlib import Path\n"
                             "from referee.processes.scratch import OwnedScratch\n"

@@ -19,15 +19,15 @@ from typing import Iterator, NamedTuple, NoReturn
 
 import pytest
 
-from referee.local import LocalMatch, play_local_match
 from referee.core.deadlines import TimeControl
 from referee.core.match import MatchConfig, Policy
-from spite_engine import GameState, observe, parse_rules
+from referee.local import LocalMatch, play_local_match
+from referee.processes.manifest import BotManifest
 from spite.v1 import referee_pb2 as rpb
+from spite_engine import GameState, observe, parse_rules
+from spite_sdk import policies
 from spite_wire import observation_to_proto, rules_to_proto
 from spite_wire.encoding import varint
-from spite_sdk import policies
-from referee.processes.manifest import BotManifest
 
 REPO = Path(__file__).resolve().parents[2]
 HOSTILE = REPO / "tests" / "bots" / "hostile_bot.py"

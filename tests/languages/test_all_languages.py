@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from referee.processes.manifest import BotManifest, load_manifest
 from tournaments.checkbot import check_bot
 from tournaments.config import load_tournament
-from referee.processes.manifest import BotManifest, load_manifest
 from tournaments.runner import RunOptions, run_tournament
 from tournaments.store import Store
 

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from referee.local import play_local_match
-from referee.processes.manifest import BotManifest, load_manifest
 from referee.core.deadlines import TimeControl
 from referee.core.match import MatchConfig, Policy
+from referee.local import play_local_match
+from referee.processes.manifest import BotManifest, load_manifest
 from spite.v1 import game_pb2 as gpb
 from spite.v1 import referee_pb2 as rpb
 from spite_engine import parse_rules

@@ -25,8 +25,16 @@ import pytest
 
 from referee.processes.manifest import BotManifest, load_manifest
 
-from .common import (HOSTILE_FRAMES, MATCHES, assert_hostile_frames_stop_it, assert_json_lines_refused,
-                     assert_refusal_reported, greedy_positions, play_cleanly, require)
+from .common import (
+    HOSTILE_FRAMES,
+    MATCHES,
+    assert_hostile_frames_stop_it,
+    assert_json_lines_refused,
+    assert_refusal_reported,
+    greedy_positions,
+    play_cleanly,
+    require,
+)
 
 # Toolchains and builds. It builds in sample_bots/: tests/conftest.py runs it with the other such files.
 pytestmark = pytest.mark.slow

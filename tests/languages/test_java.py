@@ -26,8 +26,18 @@ import pytest
 
 from referee.processes.manifest import BotManifest, load_manifest
 
-from .common import (HOSTILE_FRAMES, MATCHES, TRANSPORTS, assert_hostile_frames_stop_it, assert_json_lines_refused,
-                     assert_refusal_reported, greedy_positions, on_transport, play_cleanly, unavailable)
+from .common import (
+    HOSTILE_FRAMES,
+    MATCHES,
+    TRANSPORTS,
+    assert_hostile_frames_stop_it,
+    assert_json_lines_refused,
+    assert_refusal_reported,
+    greedy_positions,
+    on_transport,
+    play_cleanly,
+    unavailable,
+)
 
 # Toolchains and builds. It builds in sample_bots/: tests/conftest.py runs it with the other such files.
 pytestmark = pytest.mark.slow

@@ -9,11 +9,11 @@ from typing import Any, Sequence
 
 import pytest
 
-from referee.local import LocalMatch, play_local_match
 from referee.core.deadlines import TimeControl
 from referee.core.match import MatchConfig, Policy
-from spite_engine import parse_rules
+from referee.local import LocalMatch, play_local_match
 from referee.processes.manifest import BotManifest
+from spite_engine import parse_rules
 
 from ..load import calibrated_ms
 

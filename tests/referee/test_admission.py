@@ -11,9 +11,7 @@ import grpc
 import pytest
 
 from referee.core.deadlines import TimeControl
-
 from referee.core.match import MatchConfig
-
 from referee.core.seats import Closed
 from referee.transports.server import start_referee
 from referee.transports.session import Arena, SessionRefused

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.processes.manifest import ManifestError, load_manifest
 from referee.core.replay import bot_log_path
+from referee.processes.manifest import ManifestError, load_manifest
 
 from ..cli.conftest import spite
 
@@ -30,7 +30,8 @@ def test_ordinary_names_keep_their_log_file_names() -> None:
     assert bot_log_path("/l", "m", 1, "house-greedy-v1").name == "m-seat1-house-greedy-v1.log"
 
 
-@pytest.mark.parametrize("name", ["x/../../../../tmp/pwned", "a\\\\b", "x\\u001b[31mred", "\\u202eevil", "..", "n" * 65])
+@pytest.mark.parametrize("name",
+                         ["x/../../../../tmp/pwned", "a\\\\b", "x\\u001b[31mred", "\\u202eevil", "..", "n" * 65])
 def test_a_name_that_is_not_a_label_is_refused(tmp_path: Path, name: str) -> None:
     (tmp_path / "bot.toml").write_text(f'name = "{name}"\ncommand = ["{{python}}", "bot.py"]\n')
     (tmp_path / "bot.py").write_text("")

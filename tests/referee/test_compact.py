@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from referee.core.deadlines import TimeControl
-
 from referee.core.match import MatchConfig, Policy
 from referee.transports.server import start_referee, unix_address
 from spite_engine import Event, Move, Observation, parse_rules
@@ -85,6 +84,7 @@ def test_compact_and_full_sessions_see_the_same_games(tmp_path: Path, rules: str
 def test_events_reach_a_compact_seat_only_in_its_decisions_and_at_the_end(tmp_path: Path) -> None:
     """On the wire: a compact seat's stream holds no EventBatch before a game's last decision."""
     import grpc
+
     from spite.v1 import referee_pb2 as rpb
     from spite.v1 import referee_pb2_grpc
 

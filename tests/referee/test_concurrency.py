@@ -11,10 +11,9 @@ import sys
 from pathlib import Path
 
 from referee.core.deadlines import TimeControl
-
 from referee.core.match import MatchConfig, Policy
-from referee.transports.server import start_referee
 from referee.core.status import MatchState, SeatStatus
+from referee.transports.server import start_referee
 from spite_engine import parse_rules
 
 from ..load import calibrated_ms

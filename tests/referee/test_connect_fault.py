@@ -7,8 +7,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from referee.processes.manifest import BotManifest
 from referee.core.deadlines import TimeControl
+from referee.processes.manifest import BotManifest
 from spite_engine import Ending
 
 from .conftest import BOTS, FAST, good, hostile, run_match

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from referee.core import replay as replay_file
-from tests.inprocess import play_match
-from referee.local import play_local_match
 from referee.core.deadlines import TimeControl
 from referee.core.match import MatchConfig, Policy
+from referee.local import play_local_match
 from spite_engine import PRESETS, parse_rules, replay
+from tests.inprocess import play_match
 from tournaments.bot_specs import resolve_bot
 
 LINEUP = ["greedy", "random", "naive", "greedy"]

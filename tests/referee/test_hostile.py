@@ -14,12 +14,12 @@ from typing import Any, Iterator
 
 import pytest
 
-from referee.local import play_local_match
 from referee.core.deadlines import TimeControl
 from referee.core.match import MatchConfig, Policy
 from referee.core.status import FaultKind
-from spite_engine import Ending, parse_rules
+from referee.local import play_local_match
 from referee.transports.server import start_referee
+from spite_engine import Ending, parse_rules
 
 from .conftest import BOTS, FAST, good, hostile, judged_or_void, run_match
 from .test_sandbox import survivors
@@ -156,10 +156,12 @@ def test_no_bot_process_survives_a_match(tmp_path: Path) -> None:
     bot.write_text((Path(__file__).parent.parent / "bots" / "hostile_bot.py").read_text())
     script.write_text(
         "import os, subprocess, sys\n"
-        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {marker!r}], start_new_session=True)\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', {marker!r}], "
+        "start_new_session=True)\n"
         f"os.execv(sys.executable, [sys.executable, {str(bot)!r}, 'good', {marker!r}])\n")
-    from referee.processes.manifest import BotManifest
     import sys as _sys
+
+    from referee.processes.manifest import BotManifest
     spawner = BotManifest(name="spawner", command=(_sys.executable, str(script)), workdir=tmp_path)
     result = run_match([spawner, good()])
     assert only_game(result).ending.by_rules
@@ -275,7 +277,7 @@ def sandbox_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
     import os
     import sys
 
-    from referee.sandbox import detect, unreachable, uid_range
+    from referee.sandbox import detect, uid_range, unreachable
 
     from .test_sandbox import unavailable
 

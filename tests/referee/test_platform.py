@@ -10,16 +10,15 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from referee.local import LocalMatch, play_local_match
 from referee.core.deadlines import Thinking, TimeControl
 from referee.core.match import Match, MatchConfig, Policy
 from referee.core.status import FaultKind
-from spite_engine import parse_rules
+from referee.local import LocalMatch, play_local_match
 from referee.processes.manifest import BotManifest
+from spite_engine import parse_rules
 from tournaments.jobs import MatchJob
 from tournaments.worker import play
 

@@ -10,15 +10,13 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from spite.v1 import game_pb2
-from spite.v1 import referee_pb2 as rpb
-from spite.v1 import referee_pb2_grpc
 
 from referee.core.deadlines import TimeControl
-
 from referee.core.match import MatchConfig, Policy
-from spite_engine import parse_rules
 from referee.transports.server import ADMIN_METADATA, RunningReferee, start_referee
+from spite.v1 import game_pb2, referee_pb2_grpc
+from spite.v1 import referee_pb2 as rpb
+from spite_engine import parse_rules
 
 from ..load import until
 

@@ -14,7 +14,8 @@ def played_replay(tmp_path: Path, spec: str = "kings-only+short-13") -> replay_f
     meta = {}
     while state.outcome is None and len(meta) < 60:
         seat = state.to_move
-        meta[len(state.log)] = {"us": 1000 + seat, "debug": f"seat {seat} secret: my hand is {sorted(state.hands[seat])}"}
+        meta[len(state.log)] = {"us": 1000 + seat,
+                                "debug": f"seat {seat} secret: my hand is {sorted(state.hands[seat])}"}
         state.apply(state.legal_moves()[-1])
     if state.outcome is None:
         state.forfeit(state.to_move, Ending.FORFEIT, "test ends here")

@@ -23,15 +23,15 @@ from typing import Any
 
 import pytest
 
-from referee.processes.launcher import LOG_CAP, BotProcess
-from referee.local import LocalMatch, play_local_match
 from referee.core.deadlines import TimeControl
 from referee.core.match import MatchConfig, Policy
-from spite_engine import Ending, parse_rules
+from referee.local import LocalMatch, play_local_match
+from referee.processes.launcher import LOG_CAP, BotProcess
+from referee.processes.manifest import BotManifest, ManifestError, load_manifest
 from referee.sandbox import Isolation, Limits, cgroup_parents, detect, process_cpu_seconds
 from referee.transports.server import start_referee
 from spite_cli import doctor
-from referee.processes.manifest import BotManifest, ManifestError, load_manifest
+from spite_engine import Ending, parse_rules
 
 from ..load import frozen, until
 from .conftest import BOTS, FAST, good, run_match
@@ -420,7 +420,8 @@ def test_crashes_at_start_and_mid_game_under_the_sandbox(logs: Path) -> None:
 
 # -- cgroup v2 ---------------------------------------------------------------------------------
 
-def test_cgroup_v2_alone_counts_freezes_and_kills_the_whole_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cgroup_v2_alone_counts_freezes_and_kills_the_whole_bot(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """With only the unified hierarchy (most current distributions), a bot's v2 group counts
     the CPU time of all its processes (cpu.stat), freezes them (cgroup.freeze) and kills them
     at once, a setsid child included (cgroup.kill)."""

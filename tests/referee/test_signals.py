@@ -81,7 +81,8 @@ def test_a_ten_megabyte_line_leaves_no_event_loop_noise(tmp_path: Path, short_tm
     bot.mkdir()
     (bot / "bot.py").write_text(
         "import json, os, sys\n"
-        "print(json.dumps({'hello': {'name': 'big', 'protocolVersion': 1}}),"  # a stdio bot's pipes name its seat: no token
+        # a stdio bot's pipes name its seat: no token
+        "print(json.dumps({'hello': {'name': 'big', 'protocolVersion': 1}}),"
         " flush=True)\n"
         "for line in sys.stdin:\n"
         "    m = json.loads(line)\n"

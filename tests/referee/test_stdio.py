@@ -8,13 +8,12 @@ from pathlib import Path
 import pytest
 
 from referee.core.deadlines import TimeControl
-
 from referee.core.match import Policy
 from referee.core.status import FaultKind
-from spite_engine import Ending
-from referee.transports.stdio import decode, encode
 from referee.processes.manifest import BotManifest, load_manifest
+from referee.transports.stdio import decode, encode
 from spite.v1 import referee_pb2 as rpb
+from spite_engine import Ending
 
 from .conftest import BOTS, good, run_match
 

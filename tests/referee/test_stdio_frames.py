@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.local import LocalMatch, play_local_match
-from referee.processes.manifest import BotManifest, ManifestError, load_manifest
 from referee.core.deadlines import TimeControl
 from referee.core.match import MatchConfig, Policy
+from referee.local import LocalMatch, play_local_match
+from referee.processes.manifest import BotManifest, ManifestError, load_manifest
 from referee.transports.server import start_referee
 from referee.transports.stdio import PROTOBUF_FRAMES, Unreadable
 from spite.v1 import game_pb2 as pb

@@ -24,10 +24,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from referee.core.deadlines import TimeControl
-
 from referee.core.match import Match, MatchConfig, Policy
-from spite_engine import parse_rules
 from referee.transports.server import RunningReferee, TlsConfig, TlsError, is_loopback, start_referee
+from spite_engine import parse_rules
 
 ROOT = Path(__file__).resolve().parents[2]
 GREEDY = ROOT / "sample_bots" / "greedy" / "bot.py"
@@ -283,6 +282,7 @@ def test_cli_referee_serves_mutual_tls_and_a_bot_plays_through_it(pki: Pki, tmp_
     """``spite referee --tls-cert --tls-key --tls-client-ca`` as a process; a match created
     over the admin API (itself over mutual TLS) and played by two greedy processes."""
     import grpc
+
     from spite.v1 import referee_pb2 as rpb
     from spite.v1 import referee_pb2_grpc
 

@@ -13,14 +13,13 @@ from typing import Any, Awaitable, Callable
 
 import grpc
 import pytest
-from spite.v1 import referee_pb2 as rpb
-from spite.v1 import referee_pb2_grpc
 
 from referee.core.deadlines import TimeControl
-
 from referee.core.match import Match, MatchConfig, Policy
-from spite_engine import Ending, parse_rules
 from referee.transports.server import ADMIN_METADATA, RunningReferee, start_referee
+from spite.v1 import referee_pb2 as rpb
+from spite.v1 import referee_pb2_grpc
+from spite_engine import Ending, parse_rules
 
 from ..load import until
 

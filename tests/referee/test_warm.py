@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from referee.local import LocalMatch
-from referee.processes.manifest import BotManifest
 from referee.core.match import MatchConfig, Policy
-from referee.pool import BotPool, deal_seeds
 from referee.core.status import MatchState, SeatStatus
+from referee.local import LocalMatch
+from referee.pool import BotPool, deal_seeds
+from referee.processes.manifest import BotManifest
 from spite_engine import Ending, parse_rules
 
 from .conftest import BOTS, FAST, hostile
@@ -79,7 +79,7 @@ def test_a_warm_bot_plays_successive_matches_on_one_process_with_the_right_seats
     a, b = warm_bot(name="warm-a"), warm_bot(name="warm-b")
     plan = [((a, b), 11), ((b, a), 12), ((a, b), 13), ((b, a), 14)]
     played, started = run_pool(plan, logs, bot_seed=5)
-    assert all(finished(local) for local in played), [s.report.faults for l in played for s in l.match.seats]
+    assert all(finished(local) for local in played), [s.report.faults for local in played for s in local.match.seats]
     assert started == 2, "two processes, kept warm for four matches"
     seen = welcomes(logs)
     processes: dict[str, set[str]] = {}
@@ -140,7 +140,8 @@ def test_no_process_plays_both_halves_of_a_duplicate_deal(logs: Path) -> None:
         for seat in local.match.seats:
             process = seen[(local.match.match_id, seat.index)][0]
             seeds = deal_seeds(local.match.config)
-            assert not dealt.get(process, set()) & seeds, f"process {process} was dealt seed {local.match.config.seed} twice"
+            assert not dealt.get(process,
+                                 set()) & seeds, f"process {process} was dealt seed {local.match.config.seed} twice"
             dealt.setdefault(process, set()).update(seeds)
     assert started == 6, "the second half and the rematch of deal 41 need new processes; deal 42 reuses"
 

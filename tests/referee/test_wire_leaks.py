@@ -10,10 +10,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from spite.v1 import referee_pb2 as rpb
 from spite_engine import observe, observe_public, visible_events
 from spite_wire import events_to_proto, observation_to_proto
 from spite_wire.encoding import decision_message, event_batch_message
-from spite.v1 import referee_pb2 as rpb
 from tests.rules.support import MAX_SEED
 from tests.rules.test_leaks import Where, mid_game, positions, redeal
 

@@ -30,8 +30,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from spite_engine import (PRESETS, RULES_VERSION, Card, Event, EventKind, GameState, Move, Observation,
-                           observe, observe_public, parse_rules, visible_events)
+from spite_engine import (
+    PRESETS,
+    RULES_VERSION,
+    Card,
+    Event,
+    EventKind,
+    GameState,
+    Move,
+    Observation,
+    observe,
+    observe_public,
+    parse_rules,
+)
 from spite_sdk.policies import greedy_move
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"

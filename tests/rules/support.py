@@ -11,7 +11,7 @@ import random
 from collections import Counter
 from typing import Callable, Iterable, Sequence
 
-from spite_engine import PRESETS, Card, GameState, Move, MoveKind, RuleSet, parse_rules, parse_card
+from spite_engine import PRESETS, Card, GameState, Move, MoveKind, RuleSet, parse_card, parse_rules
 
 COMBINATIONS = ("kings-only+short-15", "skip-bo+4p", "skip-bo+6p", "open-stock+no-block", "classic-20",
                 "partners", "short-13+3p", "skip-bo+5p+no-block", "kings-only+open-stock+4p",

@@ -12,8 +12,20 @@ import random
 
 import pytest
 
-from spite_engine import (ACE, JOKER, KING, PASS_MOVE, Ending, EventKind, GameState, IllegalMoveError, Move,
-                           MoveKind, observe, parse_rules)
+from spite_engine import (
+    ACE,
+    JOKER,
+    KING,
+    PASS_MOVE,
+    Ending,
+    EventKind,
+    GameState,
+    IllegalMoveError,
+    Move,
+    MoveKind,
+    observe,
+    parse_rules,
+)
 from spite_engine.rng import derive, keyed_shuffle
 
 from .support import cards, notation, position, snapshot

@@ -15,8 +15,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spite_engine import (ACE, PASS_MOVE, GameState, Move, MoveKind, Observation, Source, StockView, make_move,
-                          observe, observe_lazy, parse_rules, visible_events)
+from spite_engine import (
+    ACE,
+    PASS_MOVE,
+    GameState,
+    Move,
+    MoveKind,
+    Observation,
+    Source,
+    StockView,
+    make_move,
+    observe,
+    observe_lazy,
+    parse_rules,
+    visible_events,
+)
 from spite_sdk.policies import greedy_move
 
 from .support import SPECS, cards, position

@@ -21,8 +21,18 @@ from typing import Callable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spite_engine import (Card, Event, EventKind, GameState, Observation, Outcome, RuleSet, observe,
-                           observe_public, parse_rules, visible_events)
+from spite_engine import (
+    Card,
+    Event,
+    EventKind,
+    GameState,
+    Outcome,
+    RuleSet,
+    observe,
+    observe_public,
+    parse_rules,
+    visible_events,
+)
 
 from .support import MAX_SEED, POLICIES, SPECS, all_cards, play
 

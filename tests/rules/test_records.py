@@ -9,9 +9,18 @@ import random
 
 import pytest
 
-from spite_engine import (Ending, Event, EventKind, GameRecord, GameState, Move, Outcome, ReplayMismatch,
-                           parse_rules, replay)
-
+from spite_engine import (
+    Ending,
+    Event,
+    EventKind,
+    GameRecord,
+    GameState,
+    Move,
+    Outcome,
+    ReplayMismatch,
+    parse_rules,
+    replay,
+)
 from spite_engine.record import check_rule_set_name
 
 from .support import eager_policy, play

@@ -13,8 +13,23 @@ from collections import Counter
 import pytest
 
 import spite_engine
-from spite_engine import (JOKER, KING, PASS_MOVE, MalformedMoveError, Move, MoveError, MoveKind, RuleSet,
-                           RulesError, Source, card_name, make_move, parse_card, parse_rules, preset)
+from spite_engine import (
+    JOKER,
+    KING,
+    PASS_MOVE,
+    MalformedMoveError,
+    Move,
+    MoveError,
+    MoveKind,
+    RulesError,
+    RuleSet,
+    Source,
+    card_name,
+    make_move,
+    parse_card,
+    parse_rules,
+    preset,
+)
 from spite_engine.moves import DISCARD_FROM_HAND, PLAY_FROM_DISCARD, PLAY_FROM_HAND, PLAY_FROM_STOCK
 
 from .support import SPECS
@@ -199,7 +214,8 @@ def test_every_move_round_trips_through_its_notation() -> None:
 
 
 @pytest.mark.parametrize("text, move", [
-    ("pass", PASS_MOVE), (" PASS ", PASS_MOVE), ("h:7>c0", PLAY_FROM_HAND[7][0]), (" H : K > C3 ", PLAY_FROM_HAND[13][3]),
+    ("pass", PASS_MOVE), (" PASS ", PASS_MOVE), ("h:7>c0", PLAY_FROM_HAND[7][0]),
+    (" H : K > C3 ", PLAY_FROM_HAND[13][3]),
     ("S:*>C1", PLAY_FROM_STOCK[0][1]), ("D2:Q>C3", PLAY_FROM_DISCARD[2][12][3]), ("H:10>D1", DISCARD_FROM_HAND[10][1]),
     ("H:joker>C0", PLAY_FROM_HAND[0][0]), ("H:13>C2", PLAY_FROM_HAND[13][2]),
 ])

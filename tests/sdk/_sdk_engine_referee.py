@@ -3,12 +3,13 @@ greedy in process on seat 1, real games of the standard rules."""
 
 from __future__ import annotations
 
-from spite_engine import GameState, Move as EngineMove, observe, parse_rules
-from spite.v1 import referee_pb2
-from spite_sdk import convert, policies
-
 import _sdk_engine_wire as wire
 from _sdk_referee import Session
+
+from spite.v1 import referee_pb2
+from spite_engine import GameState, observe, parse_rules
+from spite_engine import Move as EngineMove
+from spite_sdk import convert, policies
 
 RULES = parse_rules("standard")
 GAMES = 2

@@ -11,13 +11,12 @@ from pathlib import Path
 
 import grpc
 import pytest
-
-from spite.v1 import game_pb2, referee_pb2
-from spite_sdk import Move, convert, policies
-
 from _sdk_referee import PYTHON, Session, run_bot
 from _sdk_values import rule_set
 from test_sdk_convert import sample_observation_proto
+
+from spite.v1 import game_pb2, referee_pb2
+from spite_sdk import Move, convert, policies
 
 TOKEN = "seat-1-secret"
 
@@ -219,7 +218,8 @@ async def one_decision(session: Session) -> None:
 
 @pytest.mark.parametrize("stream", STREAMS)
 def test_an_exception_in_decide_stops_the_bot_with_its_traceback(tmp_path: Path, stream: str) -> None:
-    source = "from spite_sdk import Bot\nclass Broken(Bot):\n    def decide(self, o):\n        return 1 / 0\nBroken().run()\n"
+    source = ("from spite_sdk import Bot\nclass Broken(Bot):\n    def decide(self, o):\n        return 1 / 0\n"
+              "Broken().run()\n")
     run = run_bot(write_bot(tmp_path, source, stream), one_decision, env={"SPITE_TOKEN": TOKEN})
     assert run.returncode == 1
     assert "ZeroDivisionError" in run.stderr

@@ -5,12 +5,23 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from _sdk_values import rule_set
 
 from spite.v1 import game_pb2, referee_pb2
-from spite_sdk import (PASS_MOVE, Ending, Event, EventKind, Fault, Move, MoveKind, Outcome, Policy, Source,
-                       StockView, convert)
-
-from _sdk_values import rule_set
+from spite_sdk import (
+    PASS_MOVE,
+    Ending,
+    Event,
+    EventKind,
+    Fault,
+    Move,
+    MoveKind,
+    Outcome,
+    Policy,
+    Source,
+    StockView,
+    convert,
+)
 
 PLAY, DISCARD, PASS = MoveKind
 HAND, STOCK, DISCARD_PILE = Source
@@ -226,7 +237,8 @@ def test_every_sdk_enum_maps_to_the_proto_value_of_the_same_name() -> None:
             assert convert.action_result_from_proto(referee_pb2.ActionResult(fault=fault)).fault is fault
     assert convert.action_result_from_proto(referee_pb2.ActionResult(fault=99, error="new")).fault is Fault.UNKNOWN
     for number in (referee_pb2.POLICY_FORFEIT, referee_pb2.POLICY_SUBSTITUTE):
-        policy = convert.welcome_from_proto(referee_pb2.Welcome(policy=number, rules=convert.rules_to_proto(rule_set()))).policy
+        policy = convert.welcome_from_proto(referee_pb2.Welcome(policy=number,
+                                                                rules=convert.rules_to_proto(rule_set()))).policy
         assert referee_pb2.Policy.Name(number) == f"POLICY_{policy.name}"
 
 

@@ -7,13 +7,12 @@ from __future__ import annotations
 import random
 from typing import Any, Callable
 
+import _sdk_engine_wire as wire
 import pytest
 
-from spite_engine import PRESETS, GameState, observe, parse_rules
 from spite.v1 import game_pb2
+from spite_engine import PRESETS, GameState, observe, parse_rules
 from spite_sdk import Move, Observation, RuleSet, convert, policies
-
-import _sdk_engine_wire as wire
 
 
 def sdk_view(state: GameState, rules: RuleSet) -> Observation:

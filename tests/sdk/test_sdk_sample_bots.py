@@ -10,12 +10,12 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-from spite_engine import GameState, Move as EngineMove, observe
-from spite_sdk import policies
-
 from _sdk_engine_referee import BOT_SEAT, GAMES, RULES, EngineReferee
 from _sdk_referee import PYTHON, run_bot
+
+from spite_engine import GameState, observe
+from spite_engine import Move as EngineMove
+from spite_sdk import policies
 
 SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from _sdk_values import rule_set
 
 from spite_sdk import PASS_MOVE, Decision, Move, MoveKind, Observation, Source, StockView, card_name, parse_card
-
-from _sdk_values import rule_set
 
 PLAY, DISCARD, PASS = MoveKind
 HAND, STOCK, DISCARD_PILE = Source

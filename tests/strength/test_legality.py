@@ -1,5 +1,5 @@
-"""The planner, the tactician, the sampler and the skipbot-like rivals play only legal moves, in every preset (3 and 4 seats and
-partners included), over many seeded games in process; every move of their plans goes
+"""The planner, the tactician, the sampler and the skipbot-like rivals play only legal moves, in every preset (3 and 4
+seats and partners included), over many seeded games in process; every move of their plans goes
 through the engine's checked path. Against each other and against the baselines."""
 
 from __future__ import annotations

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from referee.core import replay as replay_file
-from referee.local import play_local_match
 from referee.core.deadlines import TimeControl
 from referee.core.match import MatchConfig, Policy
+from referee.local import play_local_match
 from spite_engine import parse_rules
 from tournaments.bot_specs import resolve_bot
 from tournaments.checkbot import check_bot
@@ -103,7 +103,8 @@ def test_searcher_process_plays_a_match_through_the_referee_in_time(tmp_path: Pa
     """The searcher as shipped (its bot.toml's rollouts and clock bound), at the competition's
     time control (1 s per decision, 10 s bank): legal moves only, no timeout, clean exits."""
     rules = parse_rules("standard")
-    config = MatchConfig(rules, ["searcher", "tactician"], TimeControl(decision_ms=1000, bank_ms=10_000, connect_ms=20_000),
+    config = MatchConfig(rules, ["searcher", "tactician"],
+                         TimeControl(decision_ms=1000, bank_ms=10_000, connect_ms=20_000),
                          games=1, seed=9, policy=Policy.FORFEIT, replay_dir=tmp_path)
     result = asyncio.run(play_local_match([resolve_bot("searcher"), resolve_bot("tactician")], config, bot_seed=4))
     summary = result.match.summary()

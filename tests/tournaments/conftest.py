@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tournaments.config import TournamentConfig, load_tournament
 from spite_cli.tournament_view import make_view
+from tournaments.config import TournamentConfig, load_tournament
 from tournaments.runner import RunOptions, RunSummary, run_tournament
 
 REPO = Path(__file__).resolve().parents[2]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
 import shutil
 import stat
 from pathlib import Path
@@ -16,11 +15,11 @@ from typing import Any
 
 import pytest
 
+from tournaments.backends import run_shipped_job, stop_thread_worker
 from tournaments.bot_specs import resolve_bot
 from tournaments.bundles import MAX_BYTES, BundleCache, BundleError, from_wire, make_bundle
 from tournaments.jobs import JobResult, MatchJob, SeatJob
 from tournaments.shipping import ShippingError, deliver
-from tournaments.backends import run_shipped_job, stop_thread_worker
 
 from .conftest import REPO
 

@@ -8,7 +8,6 @@ import json
 import pytest
 
 from referee.core.deadlines import Thinking, TimeControl
-
 from referee.core.match import Policy
 from referee.core.reports import GameResult, MatchSummary, SeatFault, SeatSummary
 from referee.core.status import FaultKind, MatchState, SeatStatus
@@ -17,7 +16,8 @@ from tournaments.jobs import JobResult, MatchJob, SeatJob
 
 
 def test_a_job_round_trips_through_json() -> None:
-    job = MatchJob(match_id=4, ordinal=3, rules=parse_rules("skip-bo+short-20"), bots=(SeatJob("greedy", "f" * 64), SeatJob("x.toml")),
+    job = MatchJob(match_id=4, ordinal=3, rules=parse_rules("skip-bo+short-20"),
+                   bots=(SeatJob("greedy", "f" * 64), SeatJob("x.toml")),
                    time_control=TimeControl(500, 2000, 7000), games=3, seed=2**64 - 1, bot_seed=9,
                    policy=Policy.SUBSTITUTE, replay_dir="/r", log_dir=None, thinking=Thinking.FROZEN,
                    hide=("/s.db", "/s.db-wal"), lag_limit_ms=100)

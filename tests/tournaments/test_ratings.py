@@ -6,8 +6,16 @@ import math
 
 import trueskill
 
-from tournaments.ratings import (DEFAULT_DRAW_PROBABILITY, Rating, RatingParams, Ratings, p_better, placings,
-                                 separated, wilson)
+from tournaments.ratings import (
+    DEFAULT_DRAW_PROBABILITY,
+    Rating,
+    RatingParams,
+    Ratings,
+    p_better,
+    placings,
+    separated,
+    wilson,
+)
 from tournaments.runner import RatingFrontier
 
 

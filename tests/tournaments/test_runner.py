@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from spite_cli.main import main
+from tournaments.backends import LocalWorker, TournamentError
 from tournaments.config import load_tournament
 from tournaments.ratings import Ratings, placings, separated
-from tournaments.backends import LocalWorker, TournamentError
 from tournaments.runner import build_bots, open_tournament
 from tournaments.store import Store
 

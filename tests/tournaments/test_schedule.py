@@ -142,7 +142,8 @@ def test_who_follows_whom_evens_out_over_two_rounds() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(3, 14), players=st.sampled_from(["3p", "4p"]), seed=st.integers(0, 2**32), rounds=st.integers(1, 3))
+@given(n=st.integers(3, 14), players=st.sampled_from(["3p", "4p"]), seed=st.integers(0, 2**32),
+       rounds=st.integers(1, 3))
 def test_groups_property(n: int, players: str, seed: int, rounds: int) -> None:
     rules = parse_rules(players)
     if n < rules.players:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tournaments import seeds
 from spite_cli.main import main
-from tournaments.config import TournamentFileError, load_tournament
+from tournaments import seeds
 from tournaments.backends import TournamentError
+from tournaments.config import TournamentFileError, load_tournament
 from tournaments.runner import build_bots, open_tournament
 from tournaments.schedule import bot_seed, deal_seed
 from tournaments.store import Store
@@ -95,7 +95,8 @@ def test_the_tournament_file_takes_a_seed_file_and_commitment_instead_of_seed(tm
                           ({"seed_file": "seed.secret"}, "go together"),
                           ({"seed_commitment": commitment}, "go together"),
                           ({"seed_file": "seed.secret", "seed_commitment": "sha256:abc"}, "64 hex digits"),
-                          ({"seed_file": "missing.secret", "seed_commitment": commitment}, "cannot read the seed file")]:
+                          ({"seed_file": "missing.secret", "seed_commitment": commitment},
+                           "cannot read the seed file")]:
         path = write_tournament(tmp_path, "bad", bots=["random", "naive"], **fields)
         if "seed" not in fields:
             without_seed(path)

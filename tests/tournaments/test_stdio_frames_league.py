@@ -7,7 +7,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-
 from .conftest import LEAGUE, REPO, run, write_tournament
 from .test_warm_league import WARM_BOT, _processes_per_match, in_process_outcomes, outcomes
 

@@ -7,15 +7,14 @@ import json
 import random
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from spite_engine import Ending, parse_rules
-from tournaments.schedule import Entrant, Scheduler
-from tournaments.jobs import JobResult
 from referee.core.reports import SeatFault
 from referee.core.status import FaultKind
+from spite_engine import Ending, parse_rules
+from tournaments.jobs import JobResult
+from tournaments.schedule import Entrant, Scheduler
 from tournaments.store import Store, StoreError
 
 ENTRANTS = [Entrant("a", ("a",)), Entrant("b", ("b",)), Entrant("c", ("c",))]

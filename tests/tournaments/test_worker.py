@@ -15,8 +15,8 @@ from referee.core.match import Policy
 from referee.processes.manifest import bot_fingerprint
 from spite_engine import parse_rules
 from tournaments.backends import LocalWorker
-from tournaments.jobs import JobResult, MatchJob, Reuse, SeatJob
 from tournaments.bot_specs import resolve_bot
+from tournaments.jobs import JobResult, MatchJob, Reuse, SeatJob
 from tournaments.timing import bucket, bucket_value, histogram, percentile
 
 

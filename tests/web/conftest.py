@@ -16,7 +16,6 @@ from typing import Any, Iterator
 import pytest
 
 from tests.languages.common import unavailable
-
 from tests.tournaments.conftest import run, write_tournament
 
 REPO = Path(__file__).resolve().parents[2]
@@ -146,7 +145,8 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touc
 """A phone's viewport, with mobile emulation (Playwright's ``new_context`` options)."""
 TOO_WIDE = """() => Array.from(document.querySelectorAll("body *"))
   .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
-  .slice(0, 6).map((e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className ? "." + e.className : ""))"""
+  .slice(0, 6)
+  .map((e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className ? "." + e.className : ""))"""
 
 
 def phone_widths(browser: Any, url: str, paths: list[str], key: str = "") -> dict[str, tuple[int, list[str]]]:

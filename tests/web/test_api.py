@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from spite_web.app import create_app
 from spite_cli.main import main
+from spite_web.app import create_app
 from tournaments.queries import Queries
 
 from .conftest import League, debug_string
@@ -188,11 +188,13 @@ def test_the_spite_web_command_serves_the_store(league: League) -> None:
         deadline = time.monotonic() + 30
         while True:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/tournaments/1/leaderboard", timeout=5) as answer:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/tournaments/1/leaderboard",
+                                            timeout=5) as answer:
                     data = json.loads(answer.read())
                 break
             except OSError:
-                assert process.poll() is None and time.monotonic() < deadline, process.stdout.read() if process.stdout else ""
+                output = process.stdout.read() if process.stdout and process.poll() is not None else ""
+                assert process.poll() is None and time.monotonic() < deadline, output
                 time.sleep(0.2)
         assert {row["name"] for row in data["leaderboard"]} == {"greedy", "random", "naive"}
     finally:

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from referee.core import replay as replay_file
-from spite_engine import GameState
 from spite_cli.main import main
+from spite_engine import GameState
 from tournaments.queries import Queries
 
 from .conftest import PHONE, League, debug_string, phone_widths, screenshot, serve

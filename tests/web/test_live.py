@@ -21,22 +21,37 @@ import grpc
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spite.v1 import referee_pb2 as rpb
-from spite.v1 import referee_pb2_grpc
 from starlette.exceptions import HTTPException
 from starlette.testclient import TestClient
 
-from referee.core.feed import LiveFeed
 from referee.core.deadlines import TimeControl
+from referee.core.feed import LiveFeed
 from referee.core.match import MatchConfig, Policy
-from spite_engine import GameState, observe_public, parse_rules, visible_events
 from referee.transports.server import RunningReferee, start_referee
-from spite_wire import event_to_proto, events_to_proto, observation_to_proto, outcome_to_proto, rules_to_proto
+from spite.v1 import referee_pb2 as rpb
+from spite.v1 import referee_pb2_grpc
+from spite_engine import GameState, observe_public, parse_rules, visible_events
 from spite_web.app import create_app
-from spite_web.live import (STREAMS_PER_ADDRESS, FeedError, LadderLive, PublicTable, follow_feed, ladder_routes,
-                            public_frames, start_from_pb)
-from spite_wire import event_from_proto, rules_from_proto
+from spite_web.live import (
+    STREAMS_PER_ADDRESS,
+    FeedError,
+    LadderLive,
+    PublicTable,
+    follow_feed,
+    ladder_routes,
+    public_frames,
+    start_from_pb,
+)
 from spite_web.replay_view import frame
+from spite_wire import (
+    event_from_proto,
+    event_to_proto,
+    events_to_proto,
+    observation_to_proto,
+    outcome_to_proto,
+    rules_from_proto,
+    rules_to_proto,
+)
 from tests.rules.support import MAX_SEED, POLICIES, SPECS
 
 from ..load import calibrated_ms

@@ -11,8 +11,14 @@ from hypothesis import strategies as st
 from spite.v1 import game_pb2 as pb
 from spite.v1 import referee_pb2 as rpb
 from spite_engine import PASS_MOVE, observe, observe_public, visible_events
-from spite_wire import (ConversionError, events_to_proto, move_to_proto, moves_from_codes, observation_from_proto,
-                        observation_to_proto)
+from spite_wire import (
+    ConversionError,
+    events_to_proto,
+    move_to_proto,
+    moves_from_codes,
+    observation_from_proto,
+    observation_to_proto,
+)
 from spite_wire.encoding import decision_message, event_batch_message, move_bytes, move_code, varint
 from tests.rules.test_leaks import Where, mid_game, positions
 

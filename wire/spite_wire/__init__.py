@@ -18,11 +18,22 @@ from __future__ import annotations
 from typing import Any, Final, Iterable
 
 from spite.v1 import game_pb2 as pb
+from spite_engine import (
+    Ending,
+    Event,
+    EventKind,
+    MalformedMoveError,
+    Move,
+    MoveKind,
+    Observation,
+    Outcome,
+    RulesError,
+    RuleSet,
+    StockView,
+    make_move,
+)
 
 from .encoding import move_code
-
-from spite_engine import (Ending, Event, EventKind, MalformedMoveError, Move, MoveKind, Observation, Outcome,
-                          RuleSet, RulesError, StockView, make_move)
 
 __all__ = [
     "PROTOCOL_VERSION", "ConversionError",
@@ -139,7 +150,8 @@ def rules_from_proto(message: pb.RuleSet) -> RuleSet:
     m = message
     try:
         return RuleSet(
-            name=m.name, version=m.version, players=m.players, partners=m.partners, deck=m.deck,  # type: ignore[arg-type]
+            name=m.name, version=m.version, players=m.players, partners=m.partners,
+            deck=m.deck,  # type: ignore[arg-type]
             decks=m.decks, jokers_per_deck=m.jokers_per_deck, kings_wild=m.kings_wild,
             stock_size=m.stock_size, hand_size=m.hand_size, centre_piles=m.centre_piles,
             discard_piles=m.discard_piles, open_stock=m.open_stock, no_block=m.no_block,
@@ -225,7 +237,8 @@ def _seat_piles(message: pb.SeatPiles) -> tuple[tuple[int, ...], ...]:
     return piles
 
 
-def observation_from_proto(message: pb.Observation, rules: RuleSet, packed_legal_moves: Iterable[int] = ()) -> Observation:
+def observation_from_proto(message: pb.Observation, rules: RuleSet,
+                           packed_legal_moves: Iterable[int] = ()) -> Observation:
     """An observation from its wire form and the match's rule set (sent once, in Welcome); in
     a compact session, its legal moves are the decision's ``packed_legal_moves``."""
     m: Any = message

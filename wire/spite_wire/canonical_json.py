@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 from google.protobuf import json_format
+
 from spite.v1 import game_pb2 as pb
 from spite.v1 import referee_pb2 as rpb
 

@@ -23,7 +23,6 @@ import re
 from typing import Final, TypeVar
 
 from spite.v1 import game_pb2 as pb
-
 from spite_engine import Event, Move, Observation, RuleSet, StockView
 
 __all__ = ["NotCanonical", "decision_from_bytes", "observation_from_bytes"]

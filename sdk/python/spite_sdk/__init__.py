@@ -32,9 +32,35 @@ run on both.
 from . import policies
 from .bot import PROTOCOL_VERSION, Bot, ConfigError, RefereeError
 from .convert import ConversionError
-from .types import (ACE, JACK, JOKER, KING, PASS_MOVE, QUEEN, ActionResult, Card, Decision, DecisionContext, Ending,
-                    Event, EventKind, Fault, MatchResult, Move, MoveKind, Observation, Outcome, Policy, RuleSet,
-                    Source, StockView, TimeControl, Welcome, card_name, parse_card)
+from .types import (
+    ACE,
+    JACK,
+    JOKER,
+    KING,
+    PASS_MOVE,
+    QUEEN,
+    ActionResult,
+    Card,
+    Decision,
+    DecisionContext,
+    Ending,
+    Event,
+    EventKind,
+    Fault,
+    MatchResult,
+    Move,
+    MoveKind,
+    Observation,
+    Outcome,
+    Policy,
+    RuleSet,
+    Source,
+    StockView,
+    TimeControl,
+    Welcome,
+    card_name,
+    parse_card,
+)
 
 __version__ = "0.1.0"
 

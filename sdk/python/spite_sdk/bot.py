@@ -44,13 +44,39 @@ import grpc
 import grpc.aio
 
 from . import stream
-from .connection import (DEFAULT_CONNECT_TIMEOUT, EXIT_CONFIG, EXIT_FAILED, PROTOCOL_VERSION, STATUS_MEANINGS,
-                         TOKEN_METADATA_KEY, ConfigError, RefereeError, TlsSettings, blocking_tls_failure,
-                         configure_logging, env_seconds, logger, open_blocking_channel, open_channel, read_tls,
-                         read_token, tls_failure)
+from .connection import (
+    DEFAULT_CONNECT_TIMEOUT,
+    EXIT_CONFIG,
+    EXIT_FAILED,
+    PROTOCOL_VERSION,
+    STATUS_MEANINGS,
+    TOKEN_METADATA_KEY,
+    ConfigError,
+    RefereeError,
+    TlsSettings,
+    blocking_tls_failure,
+    configure_logging,
+    env_seconds,
+    logger,
+    open_blocking_channel,
+    open_channel,
+    read_tls,
+    read_token,
+    tls_failure,
+)
 from .session import Session
-from .types import (ActionResult, Decision, DecisionContext, Event, MatchResult, Move, Observation, Outcome,
-                    RuleSet, Welcome)
+from .types import (
+    ActionResult,
+    Decision,
+    DecisionContext,
+    Event,
+    MatchResult,
+    Move,
+    Observation,
+    Outcome,
+    RuleSet,
+    Welcome,
+)
 
 __all__ = ["Bot", "RefereeError", "ConfigError", "PROTOCOL_VERSION"]
 

@@ -12,9 +12,21 @@ from __future__ import annotations
 from typing import Any, Final, Sequence
 
 from spite.v1 import referee_pb2
-from spite_wire import (ConversionError, event_from_proto, event_to_proto, move_from_proto, move_to_proto,
-                        observation_from_proto, observation_to_proto, outcome_from_proto, outcome_to_proto,
-                        rules_from_proto, rules_to_proto, stock_from_proto, stock_to_proto)
+from spite_wire import (
+    ConversionError,
+    event_from_proto,
+    event_to_proto,
+    move_from_proto,
+    move_to_proto,
+    observation_from_proto,
+    observation_to_proto,
+    outcome_from_proto,
+    outcome_to_proto,
+    rules_from_proto,
+    rules_to_proto,
+    stock_from_proto,
+    stock_to_proto,
+)
 
 from .types import ActionResult, Fault, MatchResult, Move, Policy, TimeControl, Welcome
 

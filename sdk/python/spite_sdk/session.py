@@ -20,10 +20,27 @@ from spite_wire.decoding import NotCanonical, decision_from_bytes
 from spite_wire.encoding import varint
 
 from .connection import MAX_NAME_BYTES, PROTOCOL_VERSION, STATUS_MEANINGS, RefereeError, cut_utf8, logger
-from .convert import (action_result_from_proto, action_to_proto, event_from_proto, match_result_from_proto,
-                      observation_from_proto, outcome_from_proto, welcome_from_proto)
-from .types import (ActionResult, Decision, DecisionContext, Event, MatchResult, Move, Observation, Outcome, RuleSet,
-                    Welcome)
+from .convert import (
+    action_result_from_proto,
+    action_to_proto,
+    event_from_proto,
+    match_result_from_proto,
+    observation_from_proto,
+    outcome_from_proto,
+    welcome_from_proto,
+)
+from .types import (
+    ActionResult,
+    Decision,
+    DecisionContext,
+    Event,
+    MatchResult,
+    Move,
+    Observation,
+    Outcome,
+    RuleSet,
+    Welcome,
+)
 
 __all__ = ["Player", "Session", "action_bytes"]
 

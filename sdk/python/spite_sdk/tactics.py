@@ -19,8 +19,8 @@ published heuristic, :mod:`spite_sdk.rivals`) on deals apart from the benchmark'
 Every term is a function of the transposition key (centre heights as a multiset, hand,
 discard depths), so the search stays exact for its evaluation.
 
-A bot's observation is the engine's own, so the same code runs in process (``bench/bot_strength.py``), as ``sample_bots/tactician`` and inside the sampler
-(``SPITE_SAMPLER_BASE=tactician``).
+A bot's observation is the engine's own, so the same code runs in process (``bench/bot_strength.py``), as
+``sample_bots/tactician`` and inside the sampler (``SPITE_SAMPLER_BASE=tactician``).
 """
 
 from __future__ import annotations

@@ -34,8 +34,27 @@ import time
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 
-from spite_engine import (ACE, JACK, JOKER, KING, PASS_MOVE, QUEEN, Card, Ending, Event, EventKind, Move, MoveKind,
-                          Observation, Outcome, RuleSet, Source, StockView, card_name, parse_card)
+from spite_engine import (
+    ACE,
+    JACK,
+    JOKER,
+    KING,
+    PASS_MOVE,
+    QUEEN,
+    Card,
+    Ending,
+    Event,
+    EventKind,
+    Move,
+    MoveKind,
+    Observation,
+    Outcome,
+    RuleSet,
+    Source,
+    StockView,
+    card_name,
+    parse_card,
+)
 
 __all__ = [
     "ACE", "JACK", "JOKER", "KING", "PASS_MOVE", "QUEEN", "Card", "Ending", "Event", "EventKind", "Move",
