@@ -27,6 +27,8 @@ class SeatFault:
         and job results held before kinds were recorded, is a fault of unknown kind."""
         if isinstance(item, str):
             return cls(FaultKind.UNKNOWN, item)
+        if not isinstance(item, dict):
+            raise ValueError(f"a fault is an object with a kind and a reason, got {type(item).__name__}")
         kind = str(item.get("kind", ""))
         return cls(FaultKind(kind) if kind in FaultKind._value2member_map_ else FaultKind.UNKNOWN,
                    str(item.get("reason", "")))

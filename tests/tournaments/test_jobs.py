@@ -54,6 +54,14 @@ def test_a_result_round_trips_with_its_enums() -> None:
     assert JobResult.from_dict(JobResult.failure(3, "w", "it broke").to_dict()) == JobResult.failure(3, "w", "it broke")
 
 
+def test_a_fault_is_read_by_its_kind_and_an_unreadable_one_is_refused() -> None:
+    assert SeatFault.from_json({"kind": "no_show", "reason": "r"}) == SeatFault(FaultKind.NO_SHOW, "r")
+    assert SeatFault.from_json({"kind": "a-newer-kind", "reason": "r"}).kind is FaultKind.UNKNOWN
+    assert SeatFault.from_json("game 0: words alone") == SeatFault(FaultKind.UNKNOWN, "game 0: words alone")
+    with pytest.raises(ValueError):
+        SeatFault.from_json(7)
+
+
 def test_a_result_with_an_unknown_status_or_ending_is_refused() -> None:
     seat = {"seat": 0, "name": "a", "version": "1", "status": "sleepy", "timeouts": 0, "illegal_moves": 0,
             "malformed": 0, "crashes": 0, "decisions": 1, "decision_us_p50": 1, "decision_us_p99": 1, "faults": []}
