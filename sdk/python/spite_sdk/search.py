@@ -116,7 +116,7 @@ class Searcher:
     def __init__(self, *, rollouts: int | None = None, budget_ms: float | None = None,
                  clock: Callable[[], float] = time.monotonic, horizon: int = HORIZON,
                  candidates: int = CANDIDATES, discards: int = DISCARDS, margin: float = MARGIN, z: float = Z,
-                 deadline_share: float = DEADLINE_SHARE) -> None:
+                 deadline_share: float = DEADLINE_SHARE, gate: float = GATE) -> None:
         self.rollouts = ROLLOUTS if rollouts is None else rollouts
         self.budget = None if budget_ms is None else budget_ms / 1000
         self.clock = clock
@@ -126,6 +126,7 @@ class Searcher:
         self.margin = margin
         self.z = z
         self.deadline_share = deadline_share
+        self.gate = gate
         self.stats = Stats()
 
     def decide(self, observation: Observation, rng: random.Random, deadline: float | None = None) -> list[Move]:
@@ -135,7 +136,7 @@ class Searcher:
         candidates = tactician_candidates(observation, self.count, self.discards)
         best = candidates[0][1]
         top = candidates[0][0]
-        candidates = [candidates[0]] + [c for c in candidates[1:] if top - c[0] <= GATE]
+        candidates = [candidates[0]] + [c for c in candidates[1:] if top - c[0] <= self.gate]
         if len(candidates) == 1 or any(m.kind == 0 and m.source == 1 for m in best) or top >= WEIGHTS["win"]:
             return best
         stop = None
