@@ -48,8 +48,13 @@ CANDIDATES = 4
 """How many of the tactician's plans with distinct first moves are compared..."""
 DISCARDS = 2
 """...and how many other discards after the tactician's own plays (its next best ones)."""
-GATE = 25.0
-"""Search only when the tactician's second plan is within this many points of its first."""
+GATE = 150.0
+"""Candidates more than this many points of the tactician's evaluation below its first choice
+are dropped (a stock card is 1,000). Version 3 widened it from 25: within 25 points the
+candidates were mostly other discards, whose effects rarely show within the horizon; up to
+150 come the tactician's trade-offs a rollout does see (a rival's stock card left open, 120;
+a wild spent, 15; a hand emptied, 15), and beating the tactician went from 54.0% to 59.0% on
+the same deals (docs/bots.md, "The searcher version 3")."""
 HORIZON = 2
 """Turns played after the searching seat's own turn (2: the opponent's reply, then its own
 next turn, where a refilled hand or an opened stock card shows)."""
