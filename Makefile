@@ -115,6 +115,7 @@ bench-bots: setup bench-search
 bench-search: setup
 	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --seed 2026
 	$(PY) bench/bot_strength.py --rules standard --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --seed 2026
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --seed 2027
 	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 200 --rollouts 240 --jobs 1 --seed 2026 --searcher-options '{"gate": 25}'
 	$(PY) bench/bot_strength.py --rules standard --pairs searcher:tactician --games 1000 --referee
 	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 1000 --referee
