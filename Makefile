@@ -108,12 +108,15 @@ bench-bots: setup bench-search
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:planner --games 1000 --referee
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:tactician --games 200 --referee
 
-# The searcher against the tactician (docs/bots.md, "The searcher against the tactician"):
-# in process at a fixed rollout count, then through the referee as shipped (1 s / 10 s), then
-# the clock alone deciding the rollouts at 0.1, 0.3 and 1 s per decision (the scaling table).
+# The searcher against the tactician (docs/bots.md, "The searcher version 3 against the
+# tactician"): in process at a fixed rollout count (version 3, then version 2's gate at twice
+# the rollouts), then through the referee as shipped (1 s / 10 s), then the clock alone
+# deciding the rollouts at 0.1, 0.3 and 1 s per decision (the scaling table).
 bench-search: setup
-	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 400 --rollouts 120 --jobs 1
-	$(PY) bench/bot_strength.py --rules standard --pairs searcher:tactician --games 400 --rollouts 120 --jobs 1
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --seed 2026
+	$(PY) bench/bot_strength.py --rules standard --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --seed 2026
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --seed 2027
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 200 --rollouts 240 --jobs 1 --seed 2026 --searcher-options '{"gate": 25}'
 	$(PY) bench/bot_strength.py --rules standard --pairs searcher:tactician --games 1000 --referee
 	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 1000 --referee
 	for ms in 100 300 1000; do $(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 1000 --referee \

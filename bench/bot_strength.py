@@ -87,6 +87,9 @@ ROLLOUTS = 160
 """The searcher's rollouts per searched decision in process (``--rollouts``)."""
 SEARCHER_Z: float | None = None
 """The searcher's significance gate in standard errors (``--searcher-z``; None: its own)."""
+SEARCHER_OPTIONS: dict[str, Any] = {}
+"""More of the searcher's settings (``--searcher-options``: keyword arguments of
+``spite_sdk.search.Searcher``), for experiments."""
 
 
 def make_agent(name: str, samples: int, weights: dict[str, float] | None = None) -> Agent:
@@ -94,7 +97,7 @@ def make_agent(name: str, samples: int, weights: dict[str, float] | None = None)
     (:data:`spite_sdk.tactics.WEIGHTS`), for ablations."""
     if name == "searcher":
         from spite_sdk.search import Searcher
-        options: dict[str, Any] = {} if SEARCHER_Z is None else {"z": SEARCHER_Z}
+        options: dict[str, Any] = {**SEARCHER_OPTIONS, **({} if SEARCHER_Z is None else {"z": SEARCHER_Z})}
         searcher = Searcher(rollouts=ROLLOUTS, **options)  # no clock: a fixed count, reproducible anywhere
         return lambda view, rng: searcher.decide(view, rng)
     if name == "planner":
@@ -290,7 +293,7 @@ def parse_pairs(text: str) -> list[tuple[str, str]]:
 
 
 def main() -> None:
-    global ROLLOUTS, SEARCHER_Z
+    global ROLLOUTS, SEARCHER_Z, SEARCHER_OPTIONS
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default="standard")
     parser.add_argument("--games", type=int, default=200, help="games per pairing (two per deal)")
@@ -300,7 +303,9 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=ROLLOUTS,
                         help="the searcher's rollouts per searched decision (default %(default)s)")
     parser.add_argument("--searcher-z", type=float, default=None,
-                        help="the searcher's gate: a gain must be this many standard errors (default: its own, 2)")
+                        help="the searcher's gate: a gain must be this many standard errors (default: its own, spite_sdk.search.Z)")
+    parser.add_argument("--searcher-options", default="", metavar="JSON",
+                        help="more of the searcher's settings, e.g. '{\"horizon\": 3}' (Searcher's keyword arguments)")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                         help="worker processes (default: 2, or 1 on a one-core machine)")
@@ -323,6 +328,7 @@ def main() -> None:
     deals = max(1, args.games // 2)
     ROLLOUTS = args.rollouts  # read by make_agent in this process and, forked, in the pool's
     SEARCHER_Z = args.searcher_z
+    SEARCHER_OPTIONS = json.loads(args.searcher_options) if args.searcher_options else {}
     if args.referee:
         env: dict[str, dict[str, str]] = {}
         for item in args.env:
@@ -350,7 +356,8 @@ def main() -> None:
                   f"{total[9]:.0f} s wall |", flush=True)
         return
     print(f"rules {args.rules}, {2 * deals} games per pairing (duplicate deals), seed {args.seed}, "
-          f"sampler {args.samples} samples/decision, {args.jobs} jobs"
+          f"sampler {args.samples} samples/decision, searcher {args.rollouts} rollouts"
+          + (f" {SEARCHER_OPTIONS}" if SEARCHER_OPTIONS else "") + f", {args.jobs} jobs"
           + (f", tactician weights changed: {weights}" if weights else ""), flush=True)
     print(f"{'bot':>12} {'vs':>12} {'games':>6} {'W':>6} {'D':>5} {'L':>6} {'win %':>7} {'95% interval':>16} "
           f"{'deals ++/+-/--/d':>20} {'stalemate':>9} {'other draw':>10} {'turn cap':>8} {'cpu s':>7}", flush=True)

@@ -28,7 +28,7 @@ def _env_number(name: str) -> float | None:
 
 class SearcherBot(Bot):
     name = "searcher"
-    version = "2.0.0"
+    version = "3.0.0"
 
     def __init__(self) -> None:
         rollouts = _env_number("SPITE_SEARCHER_ROLLOUTS")

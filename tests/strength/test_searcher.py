@@ -168,3 +168,35 @@ def test_a_rollout_scores_the_open_stock_top_of_the_seat_to_move() -> None:
     assert _score(stop(1, "5"), 0, 0, [1], counts) == -OPEN_TOP
     assert _score(stop(1, "7"), 0, 0, [1], counts) == 0.0
     assert _score(stop(0, "A"), 0, 0, [1], counts) == OPEN_TOP
+
+
+def test_the_gate_admits_plans_within_it_of_the_tacticians_first() -> None:
+    """A decision whose other candidates are all more than the default gate below the
+    tactician's first choice, but within a wider one, is answered outright with the narrow
+    gate and searched with the wider (version 3 widened it from 25 to :data:`GATE`)."""
+    from spite_sdk.search import GATE
+    from spite_sdk.tactics import tactician_candidates
+
+    rules = parse_rules("skip-bo+short-20")
+    found = 0
+    for seed in range(1, 40):
+        state = GameState.new(rules, seed)
+        while state.outcome is None and found < 3:
+            view = observe(state, state.to_move)
+            candidates = tactician_candidates(view, 4, 2)
+            best = candidates[0][1]
+            gaps = [candidates[0][0] - value for value, _ in candidates[1:]]
+            plays_stock = any(m.kind == MoveKind.PLAY and m.source == 1 for m in best)
+            if gaps and min(gaps) > 25 and min(gaps) <= GATE and not plays_stock:
+                narrow = Searcher(rollouts=8, gate=25)
+                wide = Searcher(rollouts=8)
+                assert narrow.decide(view, random.Random(0)) == best and narrow.stats.searched == 0
+                plan = wide.decide(view, random.Random(0))
+                assert wide.stats.searched == 1 and wide.stats.rollouts > 0
+                assert plan[0] in view.legal_moves
+                found += 1
+            for move in tactician_plan(view)[:1]:
+                state.apply(move)
+        if found >= 3:
+            break
+    assert found == 3
