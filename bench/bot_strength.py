@@ -303,7 +303,8 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=ROLLOUTS,
                         help="the searcher's rollouts per searched decision (default %(default)s)")
     parser.add_argument("--searcher-z", type=float, default=None,
-                        help="the searcher's gate: a gain must be this many standard errors (default: its own, spite_sdk.search.Z)")
+                        help="the searcher's gate: a gain must be this many standard errors "
+                             "(default: its own, spite_sdk.search.Z)")
     parser.add_argument("--searcher-options", default="", metavar="JSON",
                         help="more of the searcher's settings, e.g. '{\"horizon\": 3}' (Searcher's keyword arguments)")
     parser.add_argument("--seed", type=int, default=2026)
