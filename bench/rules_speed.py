@@ -43,6 +43,7 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import spite_engine  # noqa: E402
 from spite_engine import PRESETS, Ending, GameState, Observation, RulesError, observe, parse_rules  # noqa: E402
 
 try:  # the simulation path (engine API 2); a baseline older than it has only observe
@@ -134,6 +135,8 @@ def machine() -> dict[str, Any]:
         pass
     return {"cpu": cpu, "nproc": os.cpu_count(), "python": platform.python_version(),
             "implementation": platform.python_implementation(), "platform": platform.platform(),
+            # A baseline revision older than the compiled build has only its Python sources.
+            "engine": "compiled" if getattr(spite_engine, "COMPILED", False) else "python",
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
 
 
@@ -153,7 +156,8 @@ def print_report(results: list[Result], info: dict[str, Any]) -> None:
     if console.width < 120:  # not a terminal, or a narrow one: keep the columns readable
         console = Console(width=120)
     table = Table(title="Rules engine speed: whole games in process, one core",
-                  caption=f"{info['cpu']} ({info['nproc']} CPUs), Python {info['python']}, {info['date']}")
+                  caption=f"{info['cpu']} ({info['nproc']} CPUs), Python {info['python']}, "
+                          f"the {info['engine']} engine, {info['date']}")
     table.add_column("rules", no_wrap=True)
     table.add_column("policy", no_wrap=True)
     for name in ("games", "games/s", "decisions/s"):
@@ -170,13 +174,22 @@ def print_report(results: list[Result], info: dict[str, Any]) -> None:
         print(plain_line(result))
 
 
+PYTHON_BASELINE = "python"
+"""``--baseline python``: the working tree's own sources run as Python (``SPITE_ENGINE=python``),
+beside its compiled build (``spite_engine.compiled``)."""
+
+
 def _child_run(path: str | None, specs: list[str], policies: list[str], games: int,
                observer: str, valgrind: bool = False) -> dict[str, Any]:
-    """One run of this script in a fresh process; ``path`` first on PYTHONPATH (a baseline's tree).
-    With ``valgrind`` it runs under cachegrind and the result gains ``instructions``, the
-    process's whole count (interpreter start and imports included)."""
+    """One run of this script in a fresh process; ``path`` first on PYTHONPATH (a baseline's tree),
+    or :data:`PYTHON_BASELINE` for the working tree's Python sources. With ``valgrind`` it runs
+    under cachegrind and the result gains ``instructions``, the process's whole count
+    (interpreter start and imports included)."""
     env = dict(os.environ)
-    if path is not None:
+    env.pop("SPITE_ENGINE", None)
+    if path == PYTHON_BASELINE:
+        env["SPITE_ENGINE"] = "python"
+    elif path is not None:
         env["PYTHONPATH"] = os.pathsep.join([f"{path}/engine", f"{path}/sdk/python", env.get("PYTHONPATH", "")])
     command = [sys.executable, str(Path(__file__).resolve()), "--json", "--games", str(games),
                "--presets", ",".join(specs), "--policies", ",".join(policies), "--observe", observer]
@@ -206,10 +219,14 @@ def instructions_per_decision(path: str | None, games: int, observer: str) -> fl
 def compare_with_baseline(revision: str, rounds: int, specs: list[str], policies: list[str], games: int,
                           as_json: bool, observer: str = "lazy", instruction_games: int = 0) -> int:
     """The figures of ``revision`` and of the working tree, measured interleaved in this run."""
-    with tempfile.TemporaryDirectory(prefix="rules-speed-baseline-") as tree:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "engine", "sdk/python"],
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", tree], input=archive, check=True)
+    with tempfile.TemporaryDirectory(prefix="rules-speed-baseline-") as directory:
+        tree = directory
+        if revision == PYTHON_BASELINE:
+            tree = PYTHON_BASELINE
+        else:  # the revision's sources, never a build of them: its Python engine
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "engine", "sdk/python"],
+                                     check=True, capture_output=True).stdout
+            subprocess.run(["tar", "-x", "-C", tree], input=archive, check=True)
         runs: dict[str, list[dict[str, Any]]] = {"baseline": [], "current": []}
         for round_number in range(rounds):
             for name, path in (("baseline", tree), ("current", None)):
@@ -233,7 +250,8 @@ def compare_with_baseline(revision: str, rounds: int, specs: list[str], policies
                   sys.stdout, indent=2)
         print()
         return 0
-    print(f"decisions/s per CPU second, {revision} (baseline) against the working tree, {rounds} interleaved "
+    print(f"decisions/s per CPU second, {revision} (baseline) against the working tree ({info['engine']} engine), "
+          f"{rounds} interleaved "
           f"rounds, {info['cpu']}, {info['date']}")
     for row in rows:
         print(f"rules_speed rules={row['rules']} policy={row['policy']} games={row['games']} "
@@ -259,7 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--observe", choices=tuple(OBSERVERS), default="lazy",
                         help="lazy: observe_lazy, the simulation path (default); eager: observe, the referee's")
     parser.add_argument("--baseline", metavar="REV",
-                        help="also measure git revision REV's engine and SDK, interleaved, in the same run")
+                        help="also measure git revision REV's engine and SDK (its Python sources), interleaved, "
+                             "in the same run; 'python': this tree's own sources run as Python beside its "
+                             "compiled build")
     parser.add_argument("--rounds", type=int, default=3, help="runs of each version with --baseline (default 3)")
     parser.add_argument("--instructions", type=int, default=0, metavar="GAMES",
                         help="with --baseline, also count each version's instructions per decision under "

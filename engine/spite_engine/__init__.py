@@ -10,7 +10,14 @@ implements.
 >>> len(view.hand), view.my_stock.count
 (5, 26)
 >>> state.apply(view.legal_moves[-1])
+
+``COMPILED`` says whether the hot modules run compiled (``spite_engine.compiled``).
 """
+
+from . import compiled as _compiled
+
+COMPILED: bool = _compiled.load(__name__)
+"""True when the engine's hot modules are the Cython build of their current sources."""
 
 from .cards import ACE, JACK, JOKER, KING, QUEEN, Card, card_name, parse_card
 from .moves import (
@@ -41,4 +48,5 @@ __all__ = [
     "keyed_shuffle",
     "PRESETS", "RULES_VERSION", "RuleSet", "RulesError", "parse_rules", "preset",
     "GameState",
+    "COMPILED",
 ]
