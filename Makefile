@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 ENGINE_BUILD := engine/spite_engine/compiled.json
-ENGINE_SOURCES := $(wildcard engine/spite_engine/*.py engine/spite_engine/*.pxd)
+ENGINE_SOURCES := $(wildcard engine/spite_engine/*.py engine/spite_engine/*.pxd sdk/python/spite_sdk/policies.py)
 
 .PHONY: setup sandbox browser demo test test-slow test-all test-under-load test-load-subset bench bench-rules bench-transport bench-referee bench-hosting bench-live bench-tournament bench-ladder bench-soak bench-dask bench-bots bench-search bench-sandbox proto clean
 
@@ -24,11 +24,11 @@ $(STAMP): pyproject.toml engine/pyproject.toml wire/pyproject.toml sdk/python/py
 	$(PY) -m pip install --quiet -e ./engine -e ./wire -e ./sdk/python -e '.[dev]'
 	touch $(STAMP)
 
-# The compiled engine (spite_engine.compiled): the hot modules built by Cython from their own
-# sources, rebuilt when a source changes; without a C compiler the Python sources run (and
-# tests/rules/test_compiled.py says so).
+# The compiled engine (spite_engine.compiled): the engine's hot modules and the SDK's reference
+# policies built by Cython from their own sources, rebuilt when a source changes; without a C
+# compiler the Python sources run (and tests/rules/test_compiled.py says so).
 $(ENGINE_BUILD): $(STAMP) engine/compile.py $(ENGINE_SOURCES)
-	$(PY) engine/compile.py || true
+	$(PY) engine/compile.py spite_engine spite_sdk || true
 
 demo: setup
 	$(VENV)/bin/spite tournament leagues/demo.toml
@@ -139,5 +139,5 @@ proto: setup
 	$(PY) wire/generate.py
 
 clean:
-	$(PYTHON) engine/compile.py --clean
+	$(PY) engine/compile.py --clean spite_engine spite_sdk || true
 	rm -rf $(VENV) .pytest_cache .hypothesis

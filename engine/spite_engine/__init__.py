@@ -16,7 +16,8 @@ implements.
 
 from . import compiled as _compiled
 
-COMPILED: bool = _compiled.load(__name__)
+BUILD = _compiled.ENGINE
+COMPILED: bool = BUILD.load()
 """True when the engine's hot modules are the Cython build of their current sources."""
 
 from .cards import ACE, JACK, JOKER, KING, QUEEN, Card, card_name, parse_card

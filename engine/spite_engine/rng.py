@@ -43,7 +43,8 @@ def keyed_shuffle(items: MutableSequence[T], seed: int, counter: int) -> None:
     n = len(items)
     if n < 2:
         return
-    key = hmac.new(check_seed(seed).to_bytes(8, "big"), f"shuffle:{counter}".encode(), hashlib.sha256).digest()
+    # hmac.digest: the same HMAC-SHA256 in one call of the C implementation (hmac.new builds an object in Python).
+    key = hmac.digest(check_seed(seed).to_bytes(8, "big"), f"shuffle:{counter}".encode(), "sha256")
     count = n + 8
     words = struct.unpack(f">{count}Q", hashlib.shake_256(key).digest(8 * count))
     if max(words[:n - 1]) < _TWO64 - n:

@@ -2,6 +2,8 @@
 # file beside the source, which stays plain Python). Python ignores it.
 cimport cython
 
+cdef Py_ssize_t _PLAY, _DISCARD, _HAND, _STOCK
+
 
 cdef class GameState:
     cdef public object rules
@@ -36,7 +38,8 @@ cdef class GameState:
                    fits=list, moves=list, discardable=list, pile=list, stock=list)
     cpdef list legal_moves(self)
 
-    @cython.locals(seat=Py_ssize_t, height=Py_ssize_t, bit=Py_ssize_t, target=Py_ssize_t,
+    @cython.locals(seat=Py_ssize_t, height=Py_ssize_t, bit=Py_ssize_t, kind=Py_ssize_t, source=Py_ssize_t,
+                   index=Py_ssize_t, card=Py_ssize_t, target=Py_ssize_t,
                    stock_index=Py_ssize_t, hand=list, centre=list, pile=list, fits=list, observed=list)
     cpdef apply(self, move)
 
@@ -59,6 +62,11 @@ cdef class GameState:
     cpdef Py_ssize_t _refill(self, Py_ssize_t seat)
 
     cpdef _end_turn(self)
+
+    @cython.locals(pile=list)
+    cpdef _complete_pile(self, Py_ssize_t index)
+
+    cpdef _shuffle_draw_pile(self)
 
     @cython.locals(seat=Py_ssize_t, fits=list, hand=list)
     cpdef _start_turn(self)

@@ -1,5 +1,6 @@
-"""The compiled engine (``spite_engine.compiled``, built by ``engine/compile.py``) is the Python
-engine, faster: the same games, and never a build older than its sources.
+"""The compiled engine (``spite_engine.compiled``, built by ``engine/compile.py``: the engine's hot
+modules and the SDK's reference policies) is the Python engine, faster: the same games, and
+never a build older than its sources.
 
 The rest of the suite runs on whichever build the package loads (the compiled one, after
 ``make setup``); these tests run the Python sources beside it in a subprocess
@@ -8,6 +9,7 @@ The rest of the suite runs on whichever build the package loads (the compiled on
 
 from __future__ import annotations
 
+import importlib.machinery
 import json
 import os
 import shutil
@@ -21,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import spite_engine
+import spite_sdk
 from spite_engine import compiled
 
 from .engine_digest import game_digest
@@ -31,19 +34,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def python_env() -> dict[str, str]:
-    return {**os.environ, "SPITE_ENGINE": "python"}
+    return {**os.environ, compiled.ENVIRONMENT: "python"}
 
 
 def test_the_compiled_engine_runs_where_it_was_built() -> None:
     """`make setup` builds it (engine/compile.py); a suite that silently ran the Python engine
     would test only one of the two builds."""
-    if os.environ.get("SPITE_ENGINE") == "python":
-        assert not spite_engine.COMPILED
+    if os.environ.get(compiled.ENVIRONMENT) == "python":
+        assert not spite_engine.COMPILED and not spite_sdk.COMPILED
         return
-    assert spite_engine.COMPILED, (
-        "the engine runs from its Python sources: `.venv/bin/python engine/compile.py` builds the compiled "
-        "one (and says why it cannot)")
-    assert spite_engine.state.__file__.endswith(tuple(__import__("importlib").machinery.EXTENSION_SUFFIXES))
+    for package in (spite_engine, spite_sdk):
+        assert package.COMPILED, (
+            f"{package.__name__} runs from its Python sources: `.venv/bin/python engine/compile.py spite_engine "
+            "spite_sdk` builds the compiled modules (and says why it cannot)")
+    extensions = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    assert spite_engine.state.__file__.endswith(extensions)
+    assert spite_sdk.policies.__file__ is not None and spite_sdk.policies.__file__.endswith(extensions)
 
 
 @pytest.fixture(scope="module")
@@ -87,11 +93,13 @@ def test_the_python_sources_pass_the_golden_files() -> None:
 
 
 def _loads(package_parent: Path, env: dict[str, str]) -> dict[str, object]:
+    # The compiled observation module cimports GameState: no module attribute of that name there.
     code = ("import json, spite_engine, spite_engine.state as s, spite_engine.observation as o; "
             "print(json.dumps({'compiled': spite_engine.COMPILED, 'state': s.__file__, "
-            "'same': o.GameState is s.GameState}))")
+            "'same': getattr(o, 'GameState', s.GameState) is s.GameState}))")
     done = subprocess.run([sys.executable, "-c", code], env={**env, "PYTHONPATH": str(package_parent)},
-                          capture_output=True, text=True, timeout=120, check=True)
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
@@ -101,8 +109,8 @@ def test_a_build_older_than_its_sources_is_never_run(tmp_path: Path) -> None:
     if not spite_engine.COMPILED:
         pytest.fail("no current build to copy: `.venv/bin/python engine/compile.py`")
     package = tmp_path / "spite_engine"
-    shutil.copytree(compiled.PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
-    env = {key: value for key, value in os.environ.items() if key != "SPITE_ENGINE"}
+    shutil.copytree(compiled.ENGINE.directory, package, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {key: value for key, value in os.environ.items() if key != compiled.ENVIRONMENT}
 
     current = _loads(tmp_path, env)
     assert current["compiled"] is True and not str(current["state"]).endswith(".py")

@@ -29,6 +29,15 @@ share the rules engine's names and numbering, so the functions in :mod:`spite_sd
 run on both.
 """
 
+from pathlib import Path
+
+from spite_engine.compiled import Build
+
+BUILD = Build(__name__, Path(__file__).resolve().parent, ("policies",))
+"""The reference policies run at every simulated decision: compiled with the engine
+(``spite_engine.compiled``; ``make setup``)."""
+COMPILED: bool = BUILD.load()
+
 from . import policies
 from .bot import PROTOCOL_VERSION, Bot, ConfigError, RefereeError
 from .convert import ConversionError
