@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 ENGINE_BUILD := engine/spite_engine/compiled.json
-ENGINE_SOURCES := $(wildcard engine/spite_engine/*.py engine/spite_engine/*.pxd sdk/python/spite_sdk/policies.py)
+ENGINE_SOURCES := $(wildcard engine/spite_engine/*.py engine/spite_engine/*.pxd sdk/python/spite_sdk/policies.py sdk/python/spite_sdk/planning.py sdk/python/spite_sdk/tactics.py)
 
 .PHONY: setup sandbox browser demo test test-slow test-all test-under-load test-load-subset bench bench-rules bench-transport bench-referee bench-hosting bench-live bench-tournament bench-ladder bench-soak bench-dask bench-bots bench-search bench-sandbox proto clean
 
@@ -24,8 +24,8 @@ $(STAMP): pyproject.toml engine/pyproject.toml wire/pyproject.toml sdk/python/py
 	$(PY) -m pip install --quiet -e ./engine -e ./wire -e ./sdk/python -e '.[dev]'
 	touch $(STAMP)
 
-# The compiled engine (spite_engine.compiled): the engine's hot modules and the SDK's reference
-# policies built by Cython from their own sources, rebuilt when a source changes; without a C
+# The compiled engine (spite_engine.compiled): the engine's hot modules, the SDK's reference
+# policies and the tactician's search built by Cython from their own sources, rebuilt when a source changes; without a C
 # compiler the Python sources run (and tests/rules/test_compiled.py says so).
 $(ENGINE_BUILD): $(STAMP) engine/compile.py $(ENGINE_SOURCES)
 	$(PY) engine/compile.py spite_engine spite_sdk || true

@@ -1,7 +1,7 @@
 """Which build of the engine this process runs: the compiled one or the Python sources.
 
-The hot modules of a package (the engine's :data:`ENGINE`; the SDK's reference policies,
-``spite_sdk.BUILD``) can be compiled by Cython from these very sources, with the typed
+The hot modules of a package (the engine's :data:`ENGINE`; the SDK's reference policies and
+the tactician's search, ``spite_sdk.BUILD``) can be compiled by Cython from these very sources, with the typed
 declarations of their ``.pxd`` files (``engine/compile.py``, run by ``make setup``): the same
 code, about 1.5 times the decisions per second. The Python sources stay the reference: the
 compiled build must play identical games (``tests/rules/test_compiled.py``).

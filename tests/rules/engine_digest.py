@@ -2,10 +2,11 @@
 
 ``game_digest(case)`` plays one game and hashes, at every decision: the legal moves, every
 seat's observation (eager), the lazy observation of the seat to move (some of them held
-across ``apply``, which must complete them as they were), the move chosen; now and then a
-clone played on, and a determinized world (``GameState.blank`` and piles replaced directly)
-played out; and at the end the whole log and the outcome. The compiled engine and the Python
-sources must give the same digest for every case (``tests/rules/test_compiled.py``).
+across ``apply``, which must complete them as they were), the move chosen (and the
+tactician's whole plan); now and then a clone played on, and a determinized world
+(``GameState.blank`` and piles replaced directly) played out; and at the end the whole log and
+the outcome. The compiled engine and the Python sources must give the same digest for every
+case (``tests/rules/test_compiled.py``).
 
 Run as ``python -m tests.rules.engine_digest``: one JSON case a line on stdin, one digest a line
 on stdout (the test runs it with ``SPITE_ENGINE=python``, beside the compiled build).
@@ -23,9 +24,11 @@ import spite_engine
 from spite_engine import GameState, Move, observe, observe_lazy, parse_rules
 from spite_engine.determinize import determinize
 from spite_sdk.policies import greedy_move
+from spite_sdk.tactics import tactician_plan
 
 Case = dict[str, Any]
-"""``{"spec": str, "seed": int, "policies": "GRG..." (a letter a seat: Greedy or Random),
+"""``{"spec": str, "seed": int, "policies": "GRT..." (a letter a seat: Greedy, Random, or the
+Tactician's plan, its first move),
 "every": int}``: hold every ``every``-th lazy observation; the eighth time, also play a clone
 on and a determinized world out from there."""
 
@@ -40,7 +43,13 @@ def _play(state: GameState, policies: str, rng: random.Random, every: int, out: 
         for other in range(state.rules.players):
             out.update(repr(observe(state, other)).encode())
         lazy = observe_lazy(state, seat)
-        move: Move = greedy_move(lazy) if policies[seat % len(policies)] == "G" else rng.choice(moves)
+        letter = policies[seat % len(policies)]
+        if letter == "T":
+            plan = tactician_plan(lazy)
+            out.update(repr(plan).encode())
+            move: Move = plan[0]
+        else:
+            move = greedy_move(lazy) if letter == "G" else rng.choice(moves)
         decisions += 1
         if decisions % every == 0:
             held.append((lazy, observe(state, seat)))  # kept across apply: must not change

@@ -1,6 +1,6 @@
 """The compiled engine (``spite_engine.compiled``, built by ``engine/compile.py``: the engine's hot
-modules and the SDK's reference policies) is the Python engine, faster: the same games, and
-never a build older than its sources.
+modules, the SDK's reference policies and the tactician's search) is the Python engine, faster:
+the same games, and never a build older than its sources.
 
 The rest of the suite runs on whichever build the package loads (the compiled one, after
 ``make setup``); these tests run the Python sources beside it in a subprocess
@@ -74,10 +74,10 @@ def python_digest(process: subprocess.Popen[str], case: dict[str, object]) -> st
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(spec=st.sampled_from(SPECS), seed=st.integers(0, 2**64 - 1),
-       policies=st.text(alphabet="GR", min_size=1, max_size=4), every=st.integers(2, 15))
+       policies=st.text(alphabet="GRT", min_size=1, max_size=4), every=st.integers(2, 15))
 def test_both_builds_play_identical_games(python_engine: subprocess.Popen[str], spec: str, seed: int,
                                           policies: str, every: int) -> None:
-    """Any rule set, deal and mix of greedy and random seats: every legal-move list, every
+    """Any rule set, deal and mix of greedy, random and tactician seats: every legal-move list, every
     seat's observation, lazy observations held across moves, a clone and a determinized world
     played on, the log and the outcome are the same in both builds."""
     case = {"spec": spec, "seed": seed, "policies": policies, "every": every}

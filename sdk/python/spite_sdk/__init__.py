@@ -33,9 +33,10 @@ from pathlib import Path
 
 from spite_engine.compiled import Build
 
-BUILD = Build(__name__, Path(__file__).resolve().parent, ("policies",))
-"""The reference policies run at every simulated decision: compiled with the engine
-(``spite_engine.compiled``; ``make setup``)."""
+BUILD = Build(__name__, Path(__file__).resolve().parent, ("policies", "planning", "tactics"))
+"""What simulations run at every decision (the reference policies, and the tactician's turn
+search that plays the searcher's rollouts), compiled with the engine (``spite_engine.compiled``;
+``make setup``)."""
 COMPILED: bool = BUILD.load()
 
 from . import policies
