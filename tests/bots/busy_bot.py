@@ -6,7 +6,8 @@
 machine looks like this: wall time without CPU); ``think``: from its first decision on, a
 thread burns CPU all the time, on the opponent's turns too, and it answers at once; at each
 game over it writes to stderr the thread's CPU time in the waits between its answers and its
-next decisions, and the wall time of those waits. It always plays the SDK's greedy choice.
+next decisions, and the wall time of those waits (and the same figures so far at every
+decision). It always plays the SDK's greedy choice.
 ``--cpu=N`` pins it to CPU N (the load tests put busy processes on the same CPU);
 ``--start-spin=MS`` and ``--start-sleep=MS`` spend MS ms of CPU, or of sleep, before it connects.
 """
@@ -69,11 +70,18 @@ class BusyBot(Bot):
             self.thinker.start()
         move = policies.greedy_move(observation)
         if self.thinker is not None:
+            if self.answered is not None:  # the figures so far, in case the game's end is cut short
+                self.report()
             self.answered = (time.monotonic(), self.thinker_cpu())
         return move
 
-    def on_game_over(self, game_number: int, outcome: Outcome) -> None:
+    def report(self) -> None:
         print(f"between decisions: {self.waited_cpu_s} s in {self.waited_s} s", file=sys.stderr, flush=True)
+
+    def on_game_over(self, game_number: int, outcome: Outcome) -> None:
+        # A loaded machine may stop the bot (the referee's grace after the match) before it gets
+        # here: the line written at every decision above is then the last one in the log.
+        self.report()
 
 
 if __name__ == "__main__":
