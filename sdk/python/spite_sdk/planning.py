@@ -399,13 +399,10 @@ def planner_move(observation: Observation) -> Move:
 
 
 def candidate_plans(observation: Observation, count: int, weights: Mapping[str, float] = WEIGHTS,
-                    danger: DangerModel | None = None, discards: int = 0,
-                    kinds: int = 0) -> list[tuple[float, list[Move]]]:
+                    danger: DangerModel | None = None, discards: int = 0) -> list[tuple[float, list[Move]]]:
     """Up to ``count`` best plans with distinct first moves, best first, as (value, moves);
     then up to ``discards`` more: the best plan's plays with another discard (the next best
-    ones, when it ends in a discard), best first; then up to ``kinds`` more: the best plans
-    of another kind (:func:`plan_kind`: how many wilds they spend, what they leave the
-    rivals) than every plan chosen so far, best first."""
+    ones, when it ends in a discard), best first."""
     chosen: list[tuple[float, list[Move]]] = []
     firsts: set[Step] = set()
     plans = search(observation, True, weights, danger, 1 + discards)
@@ -429,32 +426,4 @@ def candidate_plans(observation: Observation, count: int, weights: Mapping[str, 
                 others += 1
                 if others >= discards:
                     break
-    if kinds and plans:
-        model: DangerModel = danger or StockTopDanger(observation, weights)
-        wild = frozenset(observation.rules.wild_ranks)
-        heights = tuple(len(p) for p in observation.centre_piles)
-        chosen_steps = {tuple(tuple(m) for m in moves) for _, moves in chosen}
-        seen_kinds = {plan_kind(plan.steps, heights, wild, model) for plan in plans if plan.steps in chosen_steps}
-        added = 0
-        for plan in plans:
-            if added >= kinds:
-                break
-            kind = plan_kind(plan.steps, heights, wild, model)
-            if kind in seen_kinds or plan.steps in chosen_steps:
-                continue
-            seen_kinds.add(kind)
-            chosen.append((plan.value, _moves(observation, plan.steps)))
-            added += 1
     return chosen
-
-
-def plan_kind(steps: Sequence[Step], heights: tuple[int, ...], wild: frozenset[int],
-              danger: DangerModel) -> tuple[int, float]:
-    """What sets a plan apart for a rollout: the wilds it spends on the centre and the danger
-    of the centre it leaves (a rival's stock card open or covered)."""
-    spent = 0
-    for kind, _, _, card, target in steps:
-        if kind == PLAY:
-            spent += card in wild
-            heights = _raised(heights, target)
-    return spent, danger(tuple(sorted(heights)))

@@ -42,14 +42,12 @@ from typing import Callable
 from spite_engine import GameState, Move, Observation, observe_lazy
 from spite_engine.determinize import determinize
 
-from .tactics import WEIGHTS, shortfall, tactician_candidates, tactician_plan
+from .tactics import WEIGHTS, tactician_candidates, tactician_plan
 
 CANDIDATES = 4
 """How many of the tactician's plans with distinct first moves are compared..."""
 DISCARDS = 2
 """...and how many other discards after the tactician's own plays (its next best ones)."""
-KINDS = 0
-"""...and how many plans of other kinds (wilds spent, danger left to the rivals)."""
 GATE = 150.0
 """Candidates more than this many points of the tactician's evaluation below its first choice
 are dropped (a stock card is 1,000). Version 3 widened it from 25: within 25 points the
@@ -124,8 +122,7 @@ class Searcher:
     def __init__(self, *, rollouts: int | None = None, budget_ms: float | None = None,
                  clock: Callable[[], float] = time.monotonic, horizon: int = HORIZON,
                  candidates: int = CANDIDATES, discards: int = DISCARDS, margin: float = MARGIN, z: float = Z,
-                 deadline_share: float = DEADLINE_SHARE, gate: float = GATE, kinds: int = KINDS,
-                 leaf: tuple[float, ...] | None = None, stock_outright: bool = True) -> None:
+                 deadline_share: float = DEADLINE_SHARE, gate: float = GATE) -> None:
         self.rollouts = ROLLOUTS if rollouts is None else rollouts
         self.budget = None if budget_ms is None else budget_ms / 1000
         self.clock = clock
@@ -136,21 +133,17 @@ class Searcher:
         self.z = z
         self.deadline_share = deadline_share
         self.gate = gate
-        self.kinds = kinds
-        self.stock_outright = stock_outright
-        self.leaf = None if leaf is None else tuple(leaf)
         self.stats = Stats()
 
     def decide(self, observation: Observation, rng: random.Random, deadline: float | None = None) -> list[Move]:
         """The plan for this decision; ``deadline`` is a ``clock()`` value the answer must beat."""
         started = self.clock() if self.budget is not None or deadline is not None else 0.0
         self.stats.decisions += 1
-        candidates = tactician_candidates(observation, self.count, self.discards, self.kinds)
+        candidates = tactician_candidates(observation, self.count, self.discards)
         best = candidates[0][1]
         top = candidates[0][0]
         candidates = [candidates[0]] + [c for c in candidates[1:] if top - c[0] <= self.gate]
-        if (len(candidates) == 1 or top >= WEIGHTS["win"]
-                or (self.stock_outright and any(m.kind == 0 and m.source == 1 for m in best))):
+        if len(candidates) == 1 or any(m.kind == 0 and m.source == 1 for m in best) or top >= WEIGHTS["win"]:
             return best
         stop = None
         if self.budget is not None:
@@ -181,10 +174,7 @@ class Searcher:
                 if state.to_move == seat and state.outcome is None:
                     play_turns(state, 1)
                 play_turns(state, self.horizon)
-                score = _score(state, seat, mine, others, start_counts, self.leaf is None)
-                if self.leaf is not None and state.outcome is None:
-                    score += _leaf(state, mine, self.leaf)
-                scores.append(score)
+                scores.append(_score(state, seat, mine, others, start_counts))
                 self.stats.rollouts += 1
                 if stop is not None:
                     slowest = max(slowest, self.clock() - now)
@@ -217,8 +207,7 @@ def _confident_gain(diffs: list[float], margin: float, z: float) -> float:
     return mean
 
 
-def _score(state: GameState, seat: int, mine: int, others: list[int], start_counts: list[int],
-           open_top: bool = True) -> float:
+def _score(state: GameState, seat: int, mine: int, others: list[int], start_counts: list[int]) -> float:
     """A rollout's value for ``seat``: stock cards played, minus the opponents' on average."""
     outcome = state.outcome
     if outcome is not None and outcome.winners:
@@ -226,7 +215,7 @@ def _score(state: GameState, seat: int, mine: int, others: list[int], start_coun
     played = start_counts[mine] - len(state.stocks[mine])
     theirs = sum(start_counts[i] - len(state.stocks[i]) for i in others) / len(others)
     score = float(played - theirs)
-    if outcome is None and open_top:
+    if outcome is None:
         to_move = state.to_move
         stock = state.stocks[state.rules.stock_of(to_move)]
         if stock:
@@ -234,37 +223,3 @@ def _score(state: GameState, seat: int, mine: int, others: list[int], start_coun
             if card in state.rules.wild_ranks or any(len(pile) + 1 == card for pile in state.centre):
                 score += -OPEN_TOP if state.rules.stock_of(to_move) in others else OPEN_TOP
     return score
-
-
-def _leaf(state: GameState, mine: int, weights: tuple[float, ...]) -> float:
-    """The position a rollout stops in, by each side's :func:`~spite_sdk.tactics.shortfall`
-    of its stock top (0, 1 or 2 ranks short with its hand and discard tops): ``weights`` are
-    those for the seat to move, then for the others (plus for the searching side, minus for
-    a rival; per rival, averaged)."""
-    rules = state.rules
-    wild = rules.wild_ranks
-    heights = tuple(len(pile) for pile in state.centre)
-    to_move = state.to_move
-    best: dict[int, tuple[int, bool]] = {}
-    for other in range(rules.players):
-        index = rules.stock_of(other)
-        stock = state.stocks[index]
-        if not stock:
-            continue
-        card = stock[-1]
-        if card in wild:
-            short = 0
-        else:
-            cards = state.hands[other] + [pile[-1] for pile in state.discards[other] if pile]
-            short = shortfall(heights, card, cards, wild)
-        moving = other == to_move
-        known = best.get(index)
-        if known is None or (short, not moving) < (known[0], not known[1]):
-            best[index] = (short, moving)
-    value = 0.0
-    rivals = max(1, len(best) - (mine in best))
-    for index, (short, moving) in best.items():
-        if short < 3:
-            weight = weights[short if moving else 3 + short]
-            value += weight if index == mine else -weight / rivals
-    return value
