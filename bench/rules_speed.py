@@ -8,7 +8,9 @@ unless ``--presets`` names others; any spec such as ``kings-only+short-15`` work
 each policy (both unless ``--policies`` names one), it plays ``--games`` games with every seat on that policy:
 
 * ``random``: ``spite_sdk.policies.random_move`` with one ``random.Random(seed)`` per game;
-* ``greedy``: ``spite_sdk.policies.greedy_move``.
+* ``greedy``: ``spite_sdk.policies.greedy_move``;
+* ``tactician`` (only when named): the first move of ``spite_sdk.tactics.tactician_plan``, the
+  plan searched afresh at every move (what a searcher's rollouts pay per decision).
 
 Game *i* is dealt from seed *i*, so every run plays the same games. A decision is what a
 simulation does per move: ``observe_lazy(state, seat)`` (``--observe eager``: ``observe``,
@@ -54,6 +56,8 @@ OBSERVERS = {"lazy": observe_lazy, "eager": observe}
 from spite_sdk.policies import greedy_move, random_move  # noqa: E402
 
 POLICIES = ("random", "greedy")
+"""The default policies; ``--policies tactician`` is measured when named."""
+CHOICES = (*POLICIES, "tactician")
 ENDINGS = tuple(e for e in Ending if e.by_rules)
 """The endings by the rules, in the order of the report's columns."""
 DEFAULT_GAMES = 400
@@ -107,6 +111,10 @@ def play(spec: str, policy: str, games: int, observer: str = "lazy") -> Result:
         state = GameState.new(rules, seed)
         if policy == "greedy":
             choose: Callable[[Observation], Any] = greedy_move
+        elif policy == "tactician":
+            from spite_sdk.tactics import tactician_plan
+
+            choose = lambda view: tactician_plan(view)[0]  # noqa: E731
         else:
             rng = random.Random(seed)
             choose = lambda view: random_move(view, rng)  # noqa: E731
@@ -271,8 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--presets", default=",".join(PRESETS),
                         help="comma-separated rule-set specs (default: every preset)")
     parser.add_argument("--policies", default=",".join(POLICIES),
-                        help="comma-separated policies (default: %(default)s); the engine's target figure is "
-                             "--presets standard --policies greedy")
+                        help="comma-separated policies (default: %(default)s; also: tactician); the engine's "
+                             "target figure is --presets standard --policies greedy")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     parser.add_argument("--observe", choices=tuple(OBSERVERS), default="lazy",
                         help="lazy: observe_lazy, the simulation path (default); eager: observe, the referee's")
@@ -290,8 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     specs = [s.strip() for s in args.presets.split(",") if s.strip()]
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     for policy in policies:
-        if policy not in POLICIES:
-            parser.error(f"unknown policy {policy!r} (choose from {', '.join(POLICIES)})")
+        if policy not in CHOICES:
+            parser.error(f"unknown policy {policy!r} (choose from {', '.join(CHOICES)})")
     for spec in specs:
         try:
             parse_rules(spec)  # a bad spec fails here, before any game
