@@ -256,7 +256,18 @@ def test_an_entrant_pages_through_their_games_fifty_at_a_time(tmp_path: Path, ch
         page.click("#older")
         page.wait_for_function("document.querySelector('#my-count').textContent.includes('showing 101–120')")
         assert page.locator("#games tbody tr").count() == 20 and page.is_hidden("#older")
+        # Two quick clicks of "newer", the first one's answer held back until the second's is
+        # drawn: the late answer (page two) must not be drawn over page one.
+        held: list[Any] = []
+        page.route(lambda u: "/api/me/games?" in u and "offset=50" in u, lambda route: held.append(route))
         page.click("#newer")
+        page.wait_for_function("document.querySelector('#games').getAttribute('aria-busy') === 'true'")
         page.click("#newer")
         page.wait_for_function("document.querySelector('#my-count').textContent.includes('showing 1–50')")
+        while not held:  # the route's handler runs while Playwright waits on the page
+            page.wait_for_timeout(10)
+        held[0].continue_()
+        page.wait_for_function("!document.querySelector('#games').hasAttribute('aria-busy')")
+        assert page.text_content("#my-count") == "120 games, showing 1–50"
         assert page.text_content("#games tbody tr:first-child td:first-child") == first
+        assert page.locator("#games tbody tr").count() == 50 and page.is_hidden("#newer")
