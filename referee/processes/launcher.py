@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Sequence
 
-from referee.core.deadlines import connect_cap_ms, run_queue_seconds
+from referee.core.deadlines import GivenTime, connect_cap_ms, run_queue_seconds
 from referee.processes.manifest import BotManifest
 from referee.sandbox import (
     SUPERVISOR,
@@ -65,6 +65,9 @@ LIMITS = {
 CPU seconds, processes, open files) come from its :class:`referee.sandbox.Limits`."""
 _PR_SET_PDEATHSIG = 1
 _SCAN_AGE = 1.0
+STOP_WALL_FACTOR = 10
+"""However starved a stopping bot is, :meth:`BotProcess.stop` waits at most this many times its
+grace in wall time (a bot spinning beside busy processes is given its grace slowly)."""
 """Without cgroups, how old (seconds) the list of a bot's processes may be at a decision."""
 _PASS_THROUGH = ("PATH", "LANG", "LC_ALL", "TZ", "JAVA_HOME", "GOROOT", "GOPATH", "GOCACHE", "CARGO_HOME",
                  "RUSTUP_HOME", "NODE_PATH", "VIRTUAL_ENV", "PYENV_ROOT", "PYENV_VERSION",
@@ -430,15 +433,15 @@ class BotProcess:
         return ""
 
     async def stop(self, grace: float = 2.0) -> ExitInfo:
-        """Wait up to ``grace`` seconds for a clean exit, then kill everything the bot ran."""
+        """Give the bot ``grace`` seconds to exit cleanly (its last log lines, a game-over
+        handler's work), then kill everything it ran. Like a decision's time, the grace counts
+        the time the machine gave the bot: time it waited for a CPU behind other work is added
+        (:class:`referee.core.deadlines.GivenTime`), up to ``STOP_WALL_FACTOR`` times the grace."""
         if self.process is None:
             return ExitInfo(None, 0.0, 0, 0)
         self.resume()  # a frozen bot can neither exit nor die
         cpu = self.cpu_seconds()
-        try:
-            await asyncio.wait_for(self.process.wait(), grace)
-        except (asyncio.TimeoutError, TimeoutError):
-            pass
+        await self._wait_given(grace)
         await self._end_supervisor()
         kill_group(self.process.pid)
         limit = self.limit_hit()
@@ -454,6 +457,21 @@ class BotProcess:
         self._cpu = cpu
         return ExitInfo(returncode, cpu, written, dropped, limit, self.mode.name if self.mode else "")
 
+
+    async def _wait_given(self, grace: float) -> None:
+        """Wait until the bot exits or has been given ``grace`` seconds since now."""
+        assert self.process is not None
+        given, started = GivenTime(self), time.monotonic()
+        cap = started + grace * STOP_WALL_FACTOR
+        left = grace
+        while left > 0:
+            try:
+                await asyncio.wait_for(self.process.wait(), left)
+                return
+            except (asyncio.TimeoutError, TimeoutError):
+                pass
+            now = time.monotonic()
+            left = min(grace - (now - started - given.not_given_s(now)), cap - now)
 
     async def _end_supervisor(self, grace: float = 2.0) -> None:
         """Ask the supervisor (the process this launcher started) to kill everything below it,

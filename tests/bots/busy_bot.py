@@ -9,7 +9,9 @@ game over it writes to stderr the thread's CPU time in the waits between its ans
 next decisions, and the wall time of those waits (and the same figures so far at every
 decision). It always plays the SDK's greedy choice.
 ``--cpu=N`` pins it to CPU N (the load tests put busy processes on the same CPU);
-``--start-spin=MS`` and ``--start-sleep=MS`` spend MS ms of CPU, or of sleep, before it connects.
+``--start-spin=MS`` and ``--start-sleep=MS`` spend MS ms of CPU, or of sleep, before it connects;
+``--end-spin=MS`` and ``--end-sleep=MS`` spend them at each game over, then write to stderr
+``game over handled: MS ms of CPU in S s`` (the wall time it took).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from spite_sdk import Bot, Move, Observation, Outcome, policies
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "spin"
 MS = float(sys.argv[2]) if len(sys.argv) > 2 else 20.0
+END_SPIN_MS = END_SLEEP_MS = 0.0
 for _arg in sys.argv[3:]:
     if _arg.startswith("--cpu="):
         os.sched_setaffinity(0, {int(_arg[len("--cpu="):])})
@@ -32,6 +35,10 @@ for _arg in sys.argv[3:]:
             pass
     elif _arg.startswith("--start-sleep="):  # a slow start-up that waits
         time.sleep(float(_arg[len("--start-sleep="):]) / 1000)
+    elif _arg.startswith("--end-spin="):  # a game-over handler that computes (saving what it learnt)
+        END_SPIN_MS = float(_arg[len("--end-spin="):])
+    elif _arg.startswith("--end-sleep="):  # one that waits
+        END_SLEEP_MS = float(_arg[len("--end-sleep="):])
 
 
 def spin(seconds: float) -> None:
@@ -82,6 +89,12 @@ class BusyBot(Bot):
         # A loaded machine may stop the bot (the referee's grace after the match) before it gets
         # here: the line written at every decision above is then the last one in the log.
         self.report()
+        if END_SPIN_MS or END_SLEEP_MS:
+            started = time.monotonic()
+            spin(END_SPIN_MS / 1000)
+            time.sleep(END_SLEEP_MS / 1000)
+            print(f"game over handled: {END_SPIN_MS + END_SLEEP_MS:.0f} ms of CPU in {time.monotonic() - started} s",
+                  file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":
