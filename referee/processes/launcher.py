@@ -65,10 +65,10 @@ LIMITS = {
 CPU seconds, processes, open files) come from its :class:`referee.sandbox.Limits`."""
 _PR_SET_PDEATHSIG = 1
 _SCAN_AGE = 1.0
+"""Without cgroups, how old (seconds) the list of a bot's processes may be at a decision."""
 STOP_WALL_FACTOR = 10
 """However starved a stopping bot is, :meth:`BotProcess.stop` waits at most this many times its
 grace in wall time (a bot spinning beside busy processes is given its grace slowly)."""
-"""Without cgroups, how old (seconds) the list of a bot's processes may be at a decision."""
 _PASS_THROUGH = ("PATH", "LANG", "LC_ALL", "TZ", "JAVA_HOME", "GOROOT", "GOPATH", "GOCACHE", "CARGO_HOME",
                  "RUSTUP_HOME", "NODE_PATH", "VIRTUAL_ENV", "PYENV_ROOT", "PYENV_VERSION",
                  "SPITE_LOG_LEVEL", "SPITE_CONNECT_TIMEOUT")
@@ -456,7 +456,6 @@ class BotProcess:
         self._release_identity()  # only now: every process that ran as it is gone
         self._cpu = cpu
         return ExitInfo(returncode, cpu, written, dropped, limit, self.mode.name if self.mode else "")
-
 
     async def _wait_given(self, grace: float) -> None:
         """Wait until the bot exits or has been given ``grace`` seconds since now."""
