@@ -264,8 +264,11 @@ def test_an_entrant_pages_through_their_games_fifty_at_a_time(tmp_path: Path, ch
         page.wait_for_function("document.querySelector('#games').getAttribute('aria-busy') === 'true'")
         page.click("#newer")
         page.wait_for_function("document.querySelector('#my-count').textContent.includes('showing 1–50')")
-        while not held:  # the route's handler runs while Playwright waits on the page
+        for _ in range(30_000):  # the route's handler runs while Playwright waits on the page
+            if held:
+                break
             page.wait_for_timeout(10)
+        assert held, "the first click's request never reached the route"
         held[0].continue_()
         page.wait_for_function("!document.querySelector('#games').hasAttribute('aria-busy')")
         assert page.text_content("#my-count") == "120 games, showing 1–50"
