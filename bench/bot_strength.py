@@ -272,7 +272,7 @@ def run_referee_deals(spec: str, a: str, b: str, deals: int, master: int, decisi
             done += games
             number += 1
             print(f"  ... {done}/{deals} deals, {a} {int(tally[0])}-{int(tally[1])}-{int(tally[2])}, "
-                  f"{time.perf_counter() - started:.0f} s", flush=True)
+                  f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
 
     asyncio.run(all_blocks())
     tally[9] = time.perf_counter() - started
