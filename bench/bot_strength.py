@@ -15,7 +15,11 @@ the sample bots seed themselves), ``skipbo-naive`` and ``h13-like`` (``spite_sdk
 plans played the way the referee plays a plan, and ``sampler``
 (``sample_bots/sampler/bot.py``) with a fixed ``--samples`` per sampled decision instead of
 its clock, so runs are reproducible; ``sampler-t`` is the sampler on the tactician
-(``SPITE_SAMPLER_BASE=tactician``: its candidates and its rollouts).
+(``SPITE_SAMPLER_BASE=tactician``: its candidates and its rollouts). ``searcher-oracle`` is
+the searcher handed the true state as its only world instead of sampled ones: clairvoyant,
+so not a bot, but the bound on what better-inferred worlds could give its search; ``searcher-hands`` is
+handed the rivals' true hands only (everything else hidden re-dealt in each world): the
+bound on what reading the rivals' hands could give.
 
 For each pairing it prints the first bot's wins / draws / losses, its win rate with a
 Wilson 95% interval, how the deals went for it (``++`` both games won, ``+-`` one each,
@@ -55,8 +59,8 @@ from spite_sdk.tactics import WEIGHTS as TACTICIAN_WEIGHTS
 from spite_sdk.tactics import tactician_plan
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = ("tactician", "planner", "searcher", "sampler", "sampler-t", "greedy", "random", "naive", "skipbo-naive",
-        "h13-like")
+BOTS = ("tactician", "planner", "searcher", "searcher-oracle", "searcher-hands", "sampler", "sampler-t", "greedy",
+        "random", "naive", "skipbo-naive", "h13-like")
 
 Agent = Callable[[Any, random.Random], list[Any]]
 """An in-process bot: (engine observation, the game's rng) -> a plan (one move or more)."""
@@ -95,9 +99,13 @@ SEARCHER_OPTIONS: dict[str, Any] = {}
 def make_agent(name: str, samples: int, weights: dict[str, float] | None = None) -> Agent:
     """The named bot as an in-process agent; ``weights`` change some of the tactician's
     (:data:`spite_sdk.tactics.WEIGHTS`), for ablations."""
-    if name == "searcher":
+    if name in ("searcher", "searcher-oracle", "searcher-hands"):
         from spite_sdk.search import Searcher
         options: dict[str, Any] = {**SEARCHER_OPTIONS, **({} if SEARCHER_Z is None else {"z": SEARCHER_Z})}
+        if name == "searcher-oracle":
+            options["worlds"] = lambda view, rng: TRUE_STATE[0].clone()
+        elif name == "searcher-hands":
+            options["worlds"] = true_hands
         searcher = Searcher(rollouts=ROLLOUTS, **options)  # no clock: a fixed count, reproducible anywhere
         return lambda view, rng: searcher.decide(view, rng)
     if name == "planner":
@@ -135,9 +143,35 @@ def apply_plan(state: GameState, moves: list[Any], seat: int) -> None:
             return
 
 
+TRUE_STATE: list[GameState] = []
+"""The game :func:`play` is playing, for ``searcher-oracle`` alone: the only agent that is
+handed more than its observation (a clairvoyant bound, never a bot)."""
+
+
+def true_hands(view: Any, rng: random.Random) -> GameState:
+    """A world for ``searcher-hands``: the true state with every hidden card but the other
+    hands' re-dealt (the cards under the stock tops, the draw pile, the set-aside piles, and
+    the order of future shuffles): what a perfect reading of the rivals' hands would give."""
+    state = TRUE_STATE[0].clone()
+    shown = [len(stock.visible) for stock in view.stocks]
+    pool = state.draw_pile + state.set_aside
+    pool += [c for stock, top in zip(state.stocks, shown) for c in stock[:len(stock) - top]]
+    rng.shuffle(pool)
+    state.draw_pile, pool = pool[:len(state.draw_pile)], pool[len(state.draw_pile):]
+    state.set_aside, pool = pool[:len(state.set_aside)], pool[len(state.set_aside):]
+    for number, (stock, top) in enumerate(zip(state.stocks, shown)):
+        below = len(stock) - top
+        state.stocks[number], pool = pool[:below] + stock[below:], pool[below:]
+    assert not pool
+    state.seed = rng.randrange(1 << 62)
+    return state
+
+
 def play(rules: RuleSet, seed: int, agents: list[Agent], bot_seed: int) -> Outcome:
-    """Play one deal to the end with one agent per seat; each sees only its observation."""
+    """Play one deal to the end with one agent per seat; each sees only its observation
+    (but ``searcher-oracle``, see :data:`TRUE_STATE`)."""
     state = GameState.new(rules, seed)
+    TRUE_STATE[:] = [state]
     rngs = [random.Random(f"{bot_seed}:{seat}") for seat in range(rules.players)]
     while state.outcome is None:
         seat = state.to_move

@@ -117,3 +117,45 @@ def test_searcher_process_plays_a_match_through_the_referee_in_time(tmp_path: Pa
 def test_the_searcher_passes_check_bot() -> None:
     checks = check_bot(resolve_bot("searcher"), games=2)
     assert checks and all(c.passed for c in checks), [c.line() for c in checks]
+
+
+def test_the_searcher_plays_the_same_games_through_the_referee_as_in_process(tmp_path: Path) -> None:
+    """A fixed rollout count and no clock of its own: the searcher process, seeded by the
+    match's bot seed, makes exactly the moves its code makes in process on the same deals. So
+    what it sees over the wire is what ``observe`` gives (its sampled worlds, dealt from the
+    observation, would differ otherwise), and figures measured either way measure one bot."""
+    import random
+
+    from spite_engine import GameState, observe
+    from spite_sdk.search import Searcher
+    from spite_sdk.tactics import tactician_plan
+
+    rules = parse_rules("skip-bo+short-20")
+    searcher = dataclasses.replace(resolve_bot("searcher"),
+                                   env={"SPITE_SEARCHER_ROLLOUTS": "24", "SPITE_SEARCHER_MS": ""})
+    config = MatchConfig(rules, ["searcher", "tactician"],
+                         TimeControl(decision_ms=60_000, bank_ms=0, connect_ms=20_000),
+                         games=2, seed=31, policy=Policy.FORFEIT, replay_dir=tmp_path)
+    result = asyncio.run(play_local_match([searcher, resolve_bot("tactician")], config, bot_seed=7))
+    summary = result.match.summary()
+    assert all(s["status"] == "done" for s in summary["seats"]), summary["seats"]
+    for game in summary["games"]:
+        record = replay_file.load(game["replay"]).record
+        number = game["game_number"]
+        state = GameState.new(rules, config.game_seed(number))
+        assert state.first_seat == record.first_seat
+        mine = Searcher(rollouts=24)
+        rng = random.Random(f"7:{number}")
+        moves = []
+        while state.outcome is None:
+            seat = state.to_move
+            view = observe(state, seat)
+            plan = mine.decide(view, rng) if seat == 0 else tactician_plan(view)
+            for move in plan:  # as the referee plays a plan: up to news for the seat
+                start = len(state.log)
+                state.apply(move)
+                moves.append((seat, move))
+                if state.news_for(seat, start):
+                    break
+        assert mine.stats.searched > 0
+        assert moves == record.moves, number

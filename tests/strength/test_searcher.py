@@ -200,3 +200,32 @@ def test_the_gate_admits_plans_within_it_of_the_tacticians_first() -> None:
         if found >= 3:
             break
     assert found == 3
+
+
+def test_worlds_handed_in_replace_the_sampled_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``worlds`` (the benchmark's clairvoyant bound, ``searcher-oracle``) deals every sample:
+    handed the true state, the search runs on it alone, and its samples all agree."""
+    import spite_sdk.search as search
+
+    state, view = mid_game_decision()
+    dealt: list[GameState] = []
+
+    def truth(observation: object, rng: random.Random) -> GameState:
+        assert observation is view
+        dealt.append(state.clone())
+        return dealt[-1]
+
+    compared: list[list[float]] = []
+    gain = search._confident_gain
+
+    def confident_gain(diffs: list[float], margin: float, z: float) -> float:
+        compared.append(list(diffs))
+        return gain(diffs, margin, z)
+
+    monkeypatch.setattr(search, "_confident_gain", confident_gain)
+    searcher = Searcher(rollouts=60, worlds=truth)
+    plan = searcher.decide(view, random.Random(3))  # type: ignore[arg-type]
+    assert plan[0] in view.legal_moves  # type: ignore[attr-defined]
+    assert searcher.stats.searched == 1 and len(dealt) == 60 // (len(compared) + 1)
+    assert all(len(set(d)) == 1 for d in compared)  # one world: every sample scores alike
+

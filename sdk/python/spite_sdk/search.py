@@ -117,12 +117,13 @@ class Searcher:
 
     ``rollouts``: the count per searched decision (``None``: :data:`ROLLOUTS`). ``budget_ms``
     and ``clock`` bound it in time (``budget_ms`` None: no clock at all, for reproducible
-    benchmarks on any machine)."""
+    benchmarks on any machine). ``worlds`` replaces the sampled worlds (see :attr:`worlds`)."""
 
     def __init__(self, *, rollouts: int | None = None, budget_ms: float | None = None,
                  clock: Callable[[], float] = time.monotonic, horizon: int = HORIZON,
                  candidates: int = CANDIDATES, discards: int = DISCARDS, margin: float = MARGIN, z: float = Z,
-                 deadline_share: float = DEADLINE_SHARE, gate: float = GATE) -> None:
+                 deadline_share: float = DEADLINE_SHARE, gate: float = GATE,
+                 worlds: Callable[[Observation, random.Random], GameState] | None = None) -> None:
         self.rollouts = ROLLOUTS if rollouts is None else rollouts
         self.budget = None if budget_ms is None else budget_ms / 1000
         self.clock = clock
@@ -133,6 +134,9 @@ class Searcher:
         self.z = z
         self.deadline_share = deadline_share
         self.gate = gate
+        self.worlds = worlds
+        """Deals the sampled worlds (None: ``determinize``); a benchmark's clairvoyant bound
+        passes the true state here (bench/bot_strength.py's ``searcher-oracle``)."""
         self.stats = Stats()
 
     def decide(self, observation: Observation, rng: random.Random, deadline: float | None = None) -> list[Move]:
@@ -162,7 +166,8 @@ class Searcher:
         diffs: list[list[float]] = [[] for _ in candidates]
         slowest = 0.0
         for _ in range(samples):
-            world = determinize(observation, rules, rng, rng.randrange(1 << 62))
+            world = (determinize(observation, rules, rng, rng.randrange(1 << 62)) if self.worlds is None
+                     else self.worlds(observation, rng))
             scores: list[float] = []
             for _, moves in candidates:
                 if stop is not None:
