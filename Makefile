@@ -119,11 +119,17 @@ bench-bots: setup bench-search
 # The searcher against the tactician (docs/bots.md, "The searcher version 3 against the
 # tactician"): in process at a fixed rollout count (version 3, then version 2's gate at twice
 # the rollouts), then through the referee as shipped (1 s / 10 s), then the clock alone
-# deciding the rollouts at 0.1, 0.3 and 1 s per decision (the scaling table).
+# deciding the rollouts at 0.1, 0.3 and 1 s per decision (the scaling table). Beside version 3
+# on its own deals, the two bounds ("What better worlds could give the searcher"): the
+# search on the true state, and on the rivals' true hands only.
 bench-search: setup
 	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --seed 2026
 	$(PY) bench/bot_strength.py --rules standard --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --seed 2026
 	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --seed 2027
+	for rules in skip-bo+short-20:2026 skip-bo+short-20:2027 standard:2026; do \
+	    $(PY) bench/bot_strength.py --rules $${rules%:*} --seed $${rules#*:} --pairs searcher-oracle:tactician --games 200 --rollouts 36 --jobs 1 && \
+	    $(PY) bench/bot_strength.py --rules $${rules%:*} --seed $${rules#*:} --pairs searcher-hands:tactician --games 200 --rollouts 120 --jobs 1 \
+	    || exit 1; done
 	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 200 --rollouts 240 --jobs 1 --seed 2026 --searcher-options '{"gate": 25}'
 	$(PY) bench/bot_strength.py --rules standard --pairs searcher:tactician --games 1000 --referee
 	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 1000 --referee
