@@ -17,9 +17,9 @@ plans played the way the referee plays a plan, and ``sampler``
 its clock, so runs are reproducible; ``sampler-t`` is the sampler on the tactician
 (``SPITE_SAMPLER_BASE=tactician``: its candidates and its rollouts). ``searcher-oracle`` is
 the searcher handed the true state as its only world instead of sampled ones: clairvoyant,
-so not a bot, but the bound on what better-inferred worlds could give its search; ``searcher-hands`` is
-handed the rivals' true hands only (everything else hidden re-dealt in each world): the
-bound on what reading the rivals' hands could give.
+so not a bot, but the bound on what better-inferred worlds could give its search;
+``searcher-hands`` is handed the rivals' true hands only (everything else hidden re-dealt in
+each world): the bound on what reading the rivals' hands could give.
 
 For each pairing it prints the first bot's wins / draws / losses, its win rate with a
 Wilson 95% interval, how the deals went for it (``++`` both games won, ``+-`` one each,
@@ -144,8 +144,8 @@ def apply_plan(state: GameState, moves: list[Any], seat: int) -> None:
 
 
 TRUE_STATE: list[GameState] = []
-"""The game :func:`play` is playing, for ``searcher-oracle`` alone: the only agent that is
-handed more than its observation (a clairvoyant bound, never a bot)."""
+"""The game :func:`play` is playing, for ``searcher-oracle`` and ``searcher-hands`` alone: the
+only agents handed more than their observation (bounds, never bots)."""
 
 
 def true_hands(view: Any, rng: random.Random) -> GameState:
@@ -169,7 +169,7 @@ def true_hands(view: Any, rng: random.Random) -> GameState:
 
 def play(rules: RuleSet, seed: int, agents: list[Agent], bot_seed: int) -> Outcome:
     """Play one deal to the end with one agent per seat; each sees only its observation
-    (but ``searcher-oracle``, see :data:`TRUE_STATE`)."""
+    (but the two bounds, see :data:`TRUE_STATE`)."""
     state = GameState.new(rules, seed)
     TRUE_STATE[:] = [state]
     rngs = [random.Random(f"{bot_seed}:{seat}") for seat in range(rules.players)]

@@ -292,6 +292,22 @@ class Game:
     error: str | None
 
 
+@dataclass(frozen=True)
+class Incident:
+    """A row of the arena store's ``incidents`` table: something an organizer should see."""
+
+    id: int
+    at: str
+    kind: LadderIncident
+    game_id: int | None
+    """The game it concerns, if any (an upload refused or a bot benched has none)."""
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """As ``spite arena incidents --json`` and the admin page's ``/api/admin`` give it."""
+        return {"id": self.id, "at": self.at, "kind": str(self.kind), "game_id": self.game_id, "detail": self.detail}
+
+
 def _version(row: sqlite3.Row) -> Version:
     return Version(row["id"], row["entrant"], row["bot"], row["version"], row["label"], VersionKind(row["kind"]),
                    row["spec"], VersionStatus(row["status"]), row["reason"], tuple(json.loads(row["checks"])),
@@ -823,8 +839,10 @@ class ArenaStore:
             self.db.execute("INSERT INTO incidents (at, game_id, kind, detail) VALUES (?, ?, ?, ?)",
                             (now(), game_id, kind, detail[:2000]))
 
-    def incidents(self, limit: int = 100) -> list[dict[str, Any]]:
-        return [dict(r) for r in self.db.execute("SELECT * FROM incidents ORDER BY id DESC LIMIT ?", (limit,))]
+    def incidents(self, limit: int = 100) -> list[Incident]:
+        """The newest ``limit`` incidents, newest first."""
+        return [Incident(r["id"], r["at"], LadderIncident(r["kind"]), r["game_id"], r["detail"])
+                for r in self.db.execute("SELECT * FROM incidents ORDER BY id DESC LIMIT ?", (limit,))]
 
     def game(self, game_id: int) -> Game | None:
         row = self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()

@@ -813,7 +813,8 @@ async def api_admin(request: Request) -> Response:
     with arena.reader() as store:
         remote = service.remote_bots()
         titles = {v.id: v.title for v in store.versions()} if remote else {}
-        return JSONResponse({"paused": store.paused, "counts": store.counts(), "incidents": store.incidents(),
+        return JSONResponse({"paused": store.paused, "counts": store.counts(),
+                             "incidents": [i.to_dict() for i in store.incidents()],
                              "workers": [vars(h) for h in service.health()], "entrants": store.entrant_rows(),
                              "remote": [{**r, "version": titles.get(r["version_id"], "?")} for r in remote],
                              "disabled": [{"id": v.id, "version": v.title, "reason": v.reason}

@@ -140,9 +140,9 @@ def cmd_incidents(args: argparse.Namespace) -> int:
     with _store(args) as store:
         incidents = store.incidents(args.limit)
     if args.json:
-        print(json.dumps(incidents))
+        print(json.dumps([i.to_dict() for i in incidents]))
     for i in [] if args.json else reversed(incidents):
-        print(f"{i['at']}  {i['kind']:<8} game {i['game_id'] or '-'}  {i['detail']}")
+        print(f"{i.at}  {i.kind:<8} game {i.game_id or '-'}  {i.detail}")
     return 0
 
 

@@ -49,7 +49,7 @@ def test_a_worker_death_is_retried_and_counted_once(tmp_path: Path) -> None:
         asyncio.run(asyncio.wait_for(play(), 120))
         first = store.game(1)
         assert first is not None and first.status == "done" and first.attempts == 2
-        assert [i["kind"] for i in store.incidents()] == ["retried"]
+        assert [i.kind for i in store.incidents()] == ["retried"]
         assert sum(v.games for v in store.versions()) == 2 * store.counts()["done"]
         assert ladder.health[0].failures == 1 and ladder.health[0].played >= 3
         second = store.game(2)

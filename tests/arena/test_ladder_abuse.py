@@ -243,7 +243,7 @@ def test_no_show_bots_are_benched_capped_and_nobody_learns_whom_it_plays(tmp_pat
             assert code is grpc.StatusCode.FAILED_PRECONDITION and "is off the ladder (benched: lost" in details
         with pytest.raises(JoinRefused, match=r"idle/idler0 v1 is off the ladder \(benched"):
             lobby.join(idle_key, "idler0", "1", 1)
-        assert [i["kind"] for i in store.incidents()].count("benched") == 2
+        assert [i.kind for i in store.incidents()].count("benched") == 2
 
         # 31.8: a forfeited game counts for the seat at fault only.
         games = store.games(limit=1000)

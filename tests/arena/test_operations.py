@@ -164,7 +164,7 @@ def test_a_pending_game_of_a_retired_version_is_voided_with_the_reason(tmp_path:
                 dropped = store.game(gid)
                 assert dropped is not None and dropped.status == "void"
                 assert dropped.error is not None and "house/naive v1 was retired" in dropped.error
-            assert {i["kind"] for i in store.incidents()} == {"dropped"}
+            assert {i.kind for i in store.incidents()} == {"dropped"}
             assert store.rerun_void() == 0
             assert all(naive not in g.versions for g in store.pending_games())
         finally:

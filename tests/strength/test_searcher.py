@@ -229,3 +229,36 @@ def test_worlds_handed_in_replace_the_sampled_ones(monkeypatch: pytest.MonkeyPat
     assert searcher.stats.searched == 1 and len(dealt) == 60 // (len(compared) + 1)
     assert all(len(set(d)) == 1 for d in compared)  # one world: every sample scores alike
 
+
+
+def test_the_hands_bound_keeps_the_true_hands_and_deals_the_rest_again() -> None:
+    """bench/bot_strength.py's ``searcher-hands`` worlds: every hand as it truly is, every
+    shown card where it is, and the hidden rest (under the stock tops, the draw pile, the
+    set-aside cards) the same cards in a new order."""
+    import importlib.util
+    from collections import Counter
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "bot_strength.py"
+    spec = importlib.util.spec_from_file_location("bot_strength_under_test", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    for rules_spec in ("skip-bo+short-20", "open-stock"):
+        state, view = mid_game_decision(rules_spec)
+        bench.TRUE_STATE[:] = [state]
+        hidden = [len(stock.visible) for stock in view.stocks]  # type: ignore[attr-defined]
+
+        def rest(s: GameState) -> list[int]:
+            return s.draw_pile + s.set_aside + [c for st, top in zip(s.stocks, hidden) for c in st[:len(st) - top]]
+
+        moved = 0
+        for seed in range(5):
+            world = bench.true_hands(view, random.Random(seed))
+            assert world.hands == state.hands and world.centre == state.centre and world.discards == state.discards
+            assert [st[len(st) - top:] for st, top in zip(world.stocks, hidden)] == \
+                [st[len(st) - top:] for st, top in zip(state.stocks, hidden)]
+            assert [len(st) for st in world.stocks] == [len(st) for st in state.stocks]
+            assert Counter(rest(world)) == Counter(rest(state))
+            moved += rest(world) != rest(state)
+        assert moved == 5
