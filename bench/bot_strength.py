@@ -50,6 +50,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+import referee  # noqa: F401  # before spite_sdk imports grpc: see referee/__init__.py
 from spite_engine import Ending, GameState, Outcome, RuleSet, observe, parse_rules
 from spite_engine.rng import derive
 from spite_sdk import policies

@@ -26,6 +26,8 @@ from typing import Any, Iterator
 
 import pytest
 
+import referee  # noqa: F401  # first, before any test module imports grpc: see referee/__init__.py
+
 BUILDS = ("tests/languages/", "tests/arena/test_remote_go.py", "tests/arena/test_remote_languages.py")
 """Test files (ids from the repository root) that build sample bots in sample_bots/."""
 
