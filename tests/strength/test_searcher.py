@@ -230,7 +230,6 @@ def test_worlds_handed_in_replace_the_sampled_ones(monkeypatch: pytest.MonkeyPat
     assert all(len(set(d)) == 1 for d in compared)  # one world: every sample scores alike
 
 
-
 def test_the_hands_bound_keeps_the_true_hands_and_deals_the_rest_again() -> None:
     """bench/bot_strength.py's ``searcher-hands`` worlds: every hand as it truly is, every
     shown card where it is, and the hidden rest (under the stock tops, the draw pile, the

@@ -135,8 +135,8 @@ class Searcher:
         self.deadline_share = deadline_share
         self.gate = gate
         self.worlds = worlds
-        """Deals the sampled worlds (None: ``determinize``); a benchmark's clairvoyant bound
-        passes the true state here (bench/bot_strength.py's ``searcher-oracle``)."""
+        """Deals the sampled worlds (None: ``determinize``); bench/bot_strength.py's two bounds
+        pass the true state (``searcher-oracle``) or it with the rest re-dealt (``searcher-hands``)."""
         self.stats = Stats()
 
     def decide(self, observation: Observation, rng: random.Random, deadline: float | None = None) -> list[Move]:
