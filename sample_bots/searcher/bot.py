@@ -9,8 +9,9 @@ paired gain is significant.
 Environment (its bot.toml sets both): ``SPITE_SEARCHER_ROLLOUTS``, rollouts per searched
 decision (a fixed count: the same seed gives the same games), and ``SPITE_SEARCHER_MS``, a
 clock bound that stops the search early on a slow machine (never more than half the time
-left to the referee's deadline either). It imports the engine, so it runs in this
-repository's venv.
+left to the referee's deadline either). ``SPITE_SEARCHER_VALUE=1`` scores the rollouts' last
+positions with the fitted position value (``spite_sdk.value``) instead of counting stock
+cards. It imports the engine, so it runs in this repository's venv.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import os
 
 from spite_sdk import Bot, Move, Observation
 from spite_sdk.search import ROLLOUTS, Searcher
+from spite_sdk.value import value_for
 
 
 def _env_number(name: str) -> float | None:
@@ -33,7 +35,8 @@ class SearcherBot(Bot):
     def __init__(self) -> None:
         rollouts = _env_number("SPITE_SEARCHER_ROLLOUTS")
         self.searcher = Searcher(rollouts=ROLLOUTS if rollouts is None else int(rollouts),
-                                 budget_ms=_env_number("SPITE_SEARCHER_MS"))
+                                 budget_ms=_env_number("SPITE_SEARCHER_MS"),
+                                 value=value_for if _env_number("SPITE_SEARCHER_VALUE") else None)
 
     def decide(self, observation: Observation) -> list[Move]:
         deadline = self.decision.deadline if self.decision is not None else None

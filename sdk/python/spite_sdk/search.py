@@ -39,10 +39,11 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from spite_engine import GameState, Move, Observation, observe_lazy
+from spite_engine import GameState, Move, Observation, RuleSet, observe_lazy
 from spite_engine.determinize import determinize
 
 from .tactics import WEIGHTS, tactician_candidates, tactician_plan
+from .value import win_chance
 
 CANDIDATES = 4
 """How many of the tactician's plans with distinct first moves are compared..."""
@@ -123,7 +124,8 @@ class Searcher:
                  clock: Callable[[], float] = time.monotonic, horizon: int = HORIZON,
                  candidates: int = CANDIDATES, discards: int = DISCARDS, margin: float = MARGIN, z: float = Z,
                  deadline_share: float = DEADLINE_SHARE, gate: float = GATE,
-                 worlds: Callable[[Observation, random.Random], GameState] | None = None) -> None:
+                 worlds: Callable[[Observation, random.Random], GameState] | None = None,
+                 value: Callable[[RuleSet], Callable[[GameState], float] | None] | None = None) -> None:
         self.rollouts = ROLLOUTS if rollouts is None else rollouts
         self.budget = None if budget_ms is None else budget_ms / 1000
         self.clock = clock
@@ -137,6 +139,10 @@ class Searcher:
         self.worlds = worlds
         """Deals the sampled worlds (None: ``determinize``); bench/bot_strength.py's two bounds
         pass the true state (``searcher-oracle``) or it with the rest re-dealt (``searcher-hands``)."""
+        self.value = value
+        """Gives, per rule set, what scores a rollout's last position instead of counting stock
+        cards (:func:`spite_sdk.value.value_for`: the chance that the seat to move wins); None, or
+        None for the rule set: :func:`_score`'s count."""
         self.stats = Stats()
 
     def decide(self, observation: Observation, rng: random.Random, deadline: float | None = None) -> list[Move]:
@@ -161,6 +167,7 @@ class Searcher:
         mine = rules.stock_of(seat)
         others = [i for i in range(rules.stocks) if i != mine]  # with partners, stocks are the teams'
         start_counts = [s.count for s in observation.stocks]
+        value = None if self.value is None else self.value(rules)
         per_sample = len(candidates)
         samples = max(1, self.rollouts // per_sample)
         diffs: list[list[float]] = [[] for _ in candidates]
@@ -179,7 +186,8 @@ class Searcher:
                 if state.to_move == seat and state.outcome is None:
                     play_turns(state, 1)
                 play_turns(state, self.horizon)
-                scores.append(_score(state, seat, mine, others, start_counts))
+                scores.append(_score(state, seat, mine, others, start_counts) if value is None
+                              else _valued(state, seat, value))
                 self.stats.rollouts += 1
                 if stop is not None:
                     slowest = max(slowest, self.clock() - now)
@@ -210,6 +218,17 @@ def _confident_gain(diffs: list[float], margin: float, z: float) -> float:
     if mean <= z * math.sqrt(variance / n):
         return 0.0
     return mean
+
+
+def _valued(state: GameState, seat: int, value: Callable[[GameState], float]) -> float:
+    """A rollout's value for ``seat`` from a position value: ``WIN`` for a sure win, minus for
+    a sure loss (so :data:`MARGIN` is a 400th of a game), and a game over scores as before."""
+    outcome = state.outcome
+    if outcome is not None:
+        if not outcome.winners:
+            return 0.0
+        return WIN if seat in outcome.winners else -WIN
+    return WIN * (2.0 * win_chance(state, seat, value) - 1.0)
 
 
 def _score(state: GameState, seat: int, mine: int, others: list[int], start_counts: list[int]) -> float:
