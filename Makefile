@@ -116,25 +116,30 @@ bench-bots: setup bench-search
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:planner --games 1000 --referee
 	$(PY) bench/bot_strength.py --rules standard --pairs sampler:tactician --games 200 --referee
 
-# The searcher against the tactician (docs/bots.md, "The searcher version 3 against the
-# tactician"): in process at a fixed rollout count (version 3, then version 2's gate at twice
-# the rollouts), then through the referee as shipped (1 s / 10 s), then the clock alone
-# deciding the rollouts at 0.1, 0.3 and 1 s per decision (the scaling table). Beside version 3
-# on its own deals, the two bounds ("What better worlds could give the searcher"): the
-# search on the true state, and on the rivals' true hands only.
+# The searcher against the tactician (docs/bots.md, "The searcher version 4" and "version 3").
+# Version 4 scores its rollouts by a position value fitted on tactician self-play: the fit of
+# each rule set's weights (spite_sdk.value.FITTED), then version 4 in process at a fixed rollout
+# count on version 3's deals, then through the referee as shipped (1 s / 10 s). Then version 3
+# ({"value": false}: stock cards at the leaf): in process, version 2's gate at twice the
+# rollouts, the two bounds ("What better worlds could give the searcher": the search on the
+# true state, and on the rivals' true hands only), and the clock alone deciding the rollouts
+# at 0.1 and 0.3 s per decision (the scaling table).
 bench-search: setup
-	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --seed 2026
-	$(PY) bench/bot_strength.py --rules standard --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --seed 2026
-	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --seed 2027
+	$(PY) bench/fit_value.py --rules skip-bo+short-20 --games 3000
+	$(PY) bench/fit_value.py --rules standard --games 3000
 	for rules in skip-bo+short-20:2026 skip-bo+short-20:2027 standard:2026; do \
-	    $(PY) bench/bot_strength.py --rules $${rules%:*} --seed $${rules#*:} --pairs searcher-oracle:tactician --games 200 --rollouts 36 --jobs 1 && \
-	    $(PY) bench/bot_strength.py --rules $${rules%:*} --seed $${rules#*:} --pairs searcher-hands:tactician --games 200 --rollouts 120 --jobs 1 \
-	    || exit 1; done
-	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 200 --rollouts 240 --jobs 1 --seed 2026 --searcher-options '{"gate": 25}'
+	    $(PY) bench/bot_strength.py --rules $${rules%:*} --seed $${rules#*:} --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 || exit 1; done
 	$(PY) bench/bot_strength.py --rules standard --pairs searcher:tactician --games 1000 --referee
 	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 1000 --referee
+	for rules in skip-bo+short-20:2026 skip-bo+short-20:2027 standard:2026; do \
+	    $(PY) bench/bot_strength.py --rules $${rules%:*} --seed $${rules#*:} --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --searcher-options '{"value": false}' && \
+	    $(PY) bench/bot_strength.py --rules $${rules%:*} --seed $${rules#*:} --pairs searcher-oracle:tactician --games 200 --rollouts 36 --jobs 1 --searcher-options '{"value": false}' && \
+	    $(PY) bench/bot_strength.py --rules $${rules%:*} --seed $${rules#*:} --pairs searcher-hands:tactician --games 200 --rollouts 120 --jobs 1 --searcher-options '{"value": false}' \
+	    || exit 1; done
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 200 --rollouts 240 --jobs 1 --seed 2026 --searcher-options '{"gate": 25, "value": false}'
 	for ms in 100 300 1000; do $(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 1000 --referee \
-	    --decision-ms $$ms --env searcher:SPITE_SEARCHER_ROLLOUTS=1000000 --env searcher:SPITE_SEARCHER_MS=$$((ms * 6 / 10)) || exit 1; done
+	    --decision-ms $$ms --env searcher:SPITE_SEARCHER_ROLLOUTS=1000000 --env searcher:SPITE_SEARCHER_MS=$$((ms * 6 / 10)) \
+	    --env searcher:SPITE_SEARCHER_VALUE=0 || exit 1; done
 
 bench-sandbox: setup
 	$(PY) bench/sandbox_cost.py

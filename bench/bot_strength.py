@@ -103,9 +103,9 @@ def make_agent(name: str, samples: int, weights: dict[str, float] | None = None)
     if name in ("searcher", "searcher-oracle", "searcher-hands"):
         from spite_sdk.search import Searcher
         options: dict[str, Any] = {**SEARCHER_OPTIONS, **({} if SEARCHER_Z is None else {"z": SEARCHER_Z})}
-        if options.get("value"):  # {"value": true}: the fitted position value (spite_sdk.value)
+        if "value" in options:  # {"value": false}: version 3's count of stock cards at the leaf
             from spite_sdk.value import value_for
-            options["value"] = value_for
+            options["value"] = value_for if options["value"] else None
         if name == "searcher-oracle":
             options["worlds"] = lambda view, rng: TRUE_STATE[0].clone()
         elif name == "searcher-hands":

@@ -9,9 +9,9 @@ paired gain is significant.
 Environment (its bot.toml sets both): ``SPITE_SEARCHER_ROLLOUTS``, rollouts per searched
 decision (a fixed count: the same seed gives the same games), and ``SPITE_SEARCHER_MS``, a
 clock bound that stops the search early on a slow machine (never more than half the time
-left to the referee's deadline either). ``SPITE_SEARCHER_VALUE=1`` scores the rollouts' last
-positions with the fitted position value (``spite_sdk.value``) instead of counting stock
-cards. It imports the engine, so it runs in this repository's venv.
+left to the referee's deadline either). The rollouts' last positions are scored by the fitted
+position value (``spite_sdk.value``, version 4); ``SPITE_SEARCHER_VALUE=0`` counts stock cards
+instead (version 3). It imports the engine, so it runs in this repository's venv.
 """
 
 from __future__ import annotations
@@ -30,13 +30,13 @@ def _env_number(name: str) -> float | None:
 
 class SearcherBot(Bot):
     name = "searcher"
-    version = "3.0.0"
+    version = "4.0.0"
 
     def __init__(self) -> None:
         rollouts = _env_number("SPITE_SEARCHER_ROLLOUTS")
         self.searcher = Searcher(rollouts=ROLLOUTS if rollouts is None else int(rollouts),
                                  budget_ms=_env_number("SPITE_SEARCHER_MS"),
-                                 value=value_for if _env_number("SPITE_SEARCHER_VALUE") else None)
+                                 value=None if _env_number("SPITE_SEARCHER_VALUE") == 0 else value_for)
 
     def decide(self, observation: Observation) -> list[Move]:
         deadline = self.decision.deadline if self.decision is not None else None

@@ -15,11 +15,14 @@ Perfect-information Monte Carlo with the tactician as prior and as rollout polic
    referee plays a plan, the rest of the turn and the next :data:`HORIZON` turns by the
    tactician for every seat. The engine plays the rollouts, so everything the rules do is in
    them: a completed pile refilling an empty hand (rules v2), reshuffles, the stalemate rule.
-3. A rollout scores its stock cards played minus the opponents' (per opponent), ``WIN`` for
-   a win (minus for a loss), and :data:`OPEN_TOP` for the position it stops in (the seat to
-   move there can play its stock top at once: plus for the searching side, minus for a
-   rival), so a candidate that leaves the rival its stock card after the horizon scores
-   below one that does not. Each candidate is compared with the tactician's first choice
+3. A rollout scores the position it stops in by the fitted chance that the searching seat's
+   side wins (:mod:`spite_sdk.value`, version 4: a logistic model of tactician self-play over
+   both stocks, how open each stock top is, wilds and discard piles), as ``WIN`` times twice
+   the chance less one, and a finished game ``WIN`` for a win (minus for a loss). A rule set
+   without a fitted value (and version 3, ``value=None``) scores its stock cards played minus
+   the opponents' (per opponent), ``WIN`` for a win, and :data:`OPEN_TOP` for the position it
+   stops in (the seat to move there can play its stock top at once: plus for the searching
+   side, minus for a rival). Each candidate is compared with the tactician's first choice
    *on the same worlds*: it replaces it only when the mean of the paired differences is above
    :data:`MARGIN` and above :data:`Z` standard errors, so noise does not overrule the prior
    (the sampler's fixed margin overruled it on a third of its decisions and lost by it).
@@ -43,7 +46,7 @@ from spite_engine import GameState, Move, Observation, RuleSet, observe_lazy
 from spite_engine.determinize import determinize
 
 from .tactics import WEIGHTS, tactician_candidates, tactician_plan
-from .value import win_chance
+from .value import value_for, win_chance
 
 CANDIDATES = 4
 """How many of the tactician's plans with distinct first moves are compared..."""
@@ -125,7 +128,7 @@ class Searcher:
                  candidates: int = CANDIDATES, discards: int = DISCARDS, margin: float = MARGIN, z: float = Z,
                  deadline_share: float = DEADLINE_SHARE, gate: float = GATE,
                  worlds: Callable[[Observation, random.Random], GameState] | None = None,
-                 value: Callable[[RuleSet], Callable[[GameState], float] | None] | None = None) -> None:
+                 value: Callable[[RuleSet], Callable[[GameState], float] | None] | None = value_for) -> None:
         self.rollouts = ROLLOUTS if rollouts is None else rollouts
         self.budget = None if budget_ms is None else budget_ms / 1000
         self.clock = clock
@@ -140,9 +143,9 @@ class Searcher:
         """Deals the sampled worlds (None: ``determinize``); bench/bot_strength.py's two bounds
         pass the true state (``searcher-oracle``) or it with the rest re-dealt (``searcher-hands``)."""
         self.value = value
-        """Gives, per rule set, what scores a rollout's last position instead of counting stock
-        cards (:func:`spite_sdk.value.value_for`: the chance that the seat to move wins); None, or
-        None for the rule set: :func:`_score`'s count."""
+        """Gives, per rule set, what scores a rollout's last position (version 4:
+        :func:`spite_sdk.value.value_for`, the chance that the seat to move wins); None, or None
+        for the rule set: :func:`_score`'s count of stock cards (version 3)."""
         self.stats = Stats()
 
     def decide(self, observation: Observation, rng: random.Random, deadline: float | None = None) -> list[Move]:
