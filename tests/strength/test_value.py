@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
 import random
@@ -79,6 +80,10 @@ def test_a_shorter_stock_is_never_worth_less(spec: str) -> None:
 def test_a_rule_set_without_a_fit_has_no_value() -> None:
     assert value_for(parse_rules("3p")) is None
     assert value_for(parse_rules("kings-only+short-15")) is None
+    # The options decide, not the name: a renamed standard game is standard, and a game
+    # called "standard" with another stock is not.
+    assert value_for(dataclasses.replace(parse_rules("standard"), name="friday")) is not None
+    assert value_for(dataclasses.replace(parse_rules("standard"), stock_size=15)) is None
 
 
 def test_a_value_that_sees_nothing_never_overrules_the_tactician() -> None:

@@ -19,10 +19,12 @@ has no value (:func:`value_for` returns None and the searcher counts stock cards
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 from typing import Callable, Sequence
 
-from spite_engine import GameState, RuleSet
+from spite_engine import GameState, RuleSet, parse_rules
 
 from .tactics import shortfall
 
@@ -46,7 +48,8 @@ FITTED: dict[str, tuple[float, ...]] = {
     "standard": (-0.1716, -4.7223, 4.0460, 0.4063, 0.1375, 0.0943, 0.1361, 0.6707, -0.0379,
                  4.7933, -3.2449, -0.2284, -0.1491, -0.1094, -0.1318, -0.6502, 0.0526),
 }
-"""Weights per rule set name (``RuleSet.name``), as ``bench/fit_value.py`` prints them."""
+"""Weights per rule set spec (:func:`spite_engine.parse_rules`), as ``bench/fit_value.py``
+prints them; they serve any rule set with exactly that spec's options."""
 
 
 def features(state: GameState) -> list[float]:
@@ -83,13 +86,16 @@ def logistic(weights: Sequence[float], row: Sequence[float]) -> float:
     return e / (1.0 + e)
 
 
+@functools.lru_cache(maxsize=64)
 def value_for(rules: RuleSet) -> Callable[[GameState], float] | None:
-    """The chance that the seat to move wins, for positions of ``rules`` (None: not fitted, or
-    not a game of two sides taking turns)."""
-    weights = FITTED.get(rules.name)
-    if weights is None or rules.players != 2:
+    """The chance that the seat to move wins, for positions of ``rules`` (None: no fit for a
+    game of exactly these options, whatever its name, or not a game of two seats)."""
+    if rules.players != 2:
         return None
-    return lambda state: logistic(weights, features(state))
+    for spec, weights in FITTED.items():
+        if dataclasses.replace(parse_rules(spec), name=rules.name) == rules:
+            return lambda state: logistic(weights, features(state))
+    return None
 
 
 def win_chance(state: GameState, seat: int, value: Callable[[GameState], float]) -> float:
