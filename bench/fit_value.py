@@ -155,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             data += rows
             print(f"{done}/{len(chunks)} chunks, {len(data):,} positions, {time.monotonic() - started:.0f} s",
                   file=sys.stderr)
+    data.sort(key=lambda item: item[0])  # the games' order, whatever order the jobs finished in: the same sums
     cut = args.games * 4 // 5
     train = [(row, y) for game, row, y in data if game < cut]
     test = [(row, y) for game, row, y in data if game >= cut]
