@@ -4,7 +4,7 @@ The searcher's rollouts stop three turns after its decision, where the game is r
 :func:`win_chance` is what such a position is worth, for the searcher's leaf (``Searcher(value=...)``,
 :mod:`spite_sdk.search`) in place of counting stock cards. It is a logistic model over
 :data:`FEATURES`, read from the whole position (a rollout plays a sampled world, so every card
-in it is the world's, not the real game's hidden ones), for the two sides of a two-stock game:
+in it is the world's, not the real game's hidden ones), for the two seats of a two-seat game:
 the seat to move, at the start of its turn (its hand just refilled), and the other.
 
 Per side: its stock's size, how near it is to the end, how many ranks its hand and discard
@@ -53,7 +53,7 @@ prints them; they serve any rule set with exactly that spec's options."""
 
 
 def features(state: GameState) -> list[float]:
-    """:data:`FEATURES` of ``state`` for its seat to move (two stocks, the game not over)."""
+    """:data:`FEATURES` of ``state`` for its seat to move (two seats, the game not over)."""
     rules = state.rules
     wild = rules.wild_ranks
     heights = tuple(len(pile) for pile in state.centre)
