@@ -18,6 +18,11 @@ from spite_engine.ruleset import MAX_PILES
 
 PLAY, DISCARD, PASS = 0, 1, 2
 HAND, STOCK, DISCARD_PILE = 0, 1, 2
+_KIND, _SOURCE, _CARD, _TARGET = 0, 1, 3, 4
+"""A :class:`Move`'s fields by position, as ``greedy_move`` reads the engine's moves: compiled,
+``move[_CARD]`` is the tuple's own subscript where ``move.card`` looks a descriptor up on the
+type. Python ints, not C ones (no ``.pxd``): a C index on a tuple subclass goes through its
+``__getitem__`` method instead, several times dearer."""
 
 
 def wild_ranks(observation: Observation) -> frozenset[int]:
@@ -44,30 +49,31 @@ def greedy_move(observation: Observation) -> Move:
     # from the back (by rank: the highest natural card's are the last but the wilds').
     first_play = None
     for move in moves:
-        if move.kind != PLAY:
+        if move[_KIND] != PLAY:
             break
-        if move.source == STOCK or move.card not in wild:
+        if move[_SOURCE] == STOCK or move[_CARD] not in wild:
             return move
         if first_play is None:
             first_play = move
     last = len(moves) - 1
-    if moves[last].kind != DISCARD:  # pass: there is no discard
+    if moves[last][_KIND] != DISCARD:  # pass: there is no discard
         return first_play if first_play is not None else moves[0]
     end = last
-    while moves[end].card in wild:
+    while moves[end][_CARD] in wild:
         end -= 1
-        if moves[end].kind != DISCARD:  # only wilds to discard: the highest
+        if moves[end][_KIND] != DISCARD:  # only wilds to discard: the highest
             end = last
             break
-    card = moves[end].card
+    card = moves[end][_CARD]
     piles = observation.discard_piles[observation.seat]
     best = moves[end]
     best_fit = _NO_FIT
     for index in range(end, -1, -1):
         move = moves[index]
-        if move.card != card or move.kind != DISCARD:
+        if move[_CARD] != card or move[_KIND] != DISCARD:
             break
-        fit = _fit(piles[move.target], card, move.target)
+        target = move[_TARGET]
+        fit = _fit(piles[target], card, target)
         if fit < best_fit:
             best, best_fit = move, fit
     return best
