@@ -34,7 +34,7 @@ cdef class GameState:
     cdef public object _centre_seen
 
     @cython.locals(seat=Py_ssize_t, previous=Py_ssize_t, card=Py_ssize_t, mask=Py_ssize_t, started=Py_ssize_t,
-                   index=Py_ssize_t, empty=Py_ssize_t, targets=Py_ssize_t, no_block=bint, keep_aces=bint,
+                   index=Py_ssize_t, empty=Py_ssize_t, targets=Py_ssize_t, top=Py_ssize_t, no_block=bint, keep_aces=bint,
                    fits=list, moves=list, discardable=list, pile=list, stock=list)
     cpdef list legal_moves(self)
 

@@ -289,7 +289,11 @@ class GameState:
         seat = self.to_move
         fits = self._fits_now if self.centre is self._centre_seen else self._fits()
         stock = self.stocks[self._stock_of[seat]]
-        moves: list[Move] = list(PLAYS_FROM_STOCK[stock[-1]][fits[stock[-1]]]) if stock else []
+        if stock:
+            top = stock[-1]  # compiled, a C int: fits[top] is then a C index into the list
+            moves: list[Move] = list(PLAYS_FROM_STOCK[top][fits[top]])
+        else:
+            moves = []
         # One pass over the hand, by rank: its plays, and which ranks may be discarded (no
         # memo: a memo keyed by the hand's ranks and the started piles was as dear to key as
         # this is to compute, and it overflowed its cap in a few hundred games).
@@ -315,8 +319,9 @@ class GameState:
         for index, pile in enumerate(self.discards[seat]):
             if pile:
                 started |= _BIT[index]
-                if mask := fits[pile[-1]]:
-                    moves += PLAYS_FROM_DISCARD[index][pile[-1]][mask]
+                top = pile[-1]
+                if mask := fits[top]:
+                    moves += PLAYS_FROM_DISCARD[index][top][mask]
         if not discardable:
             moves.append(PASS_MOVE)
             return moves
