@@ -309,7 +309,7 @@ class GameState:
             previous = card
             mask = fits[card]
             if mask:
-                moves += PLAYS_FROM_HAND[card][mask]
+                moves.extend(PLAYS_FROM_HAND[card][mask])
                 if no_block and card not in wild:
                     continue
             if card == ACE and keep_aces:
@@ -321,7 +321,7 @@ class GameState:
                 started |= _BIT[index]
                 top = pile[-1]
                 if mask := fits[top]:
-                    moves += PLAYS_FROM_DISCARD[index][top][mask]
+                    moves.extend(PLAYS_FROM_DISCARD[index][top][mask])
         if not discardable:
             moves.append(PASS_MOVE)
             return moves
@@ -329,7 +329,7 @@ class GameState:
         empty = _ALL_PILES[len(self.discards[seat])] & ~started
         targets = started | (empty & -empty)
         for card in discardable:
-            moves += DISCARDS_FROM_HAND[card][targets]
+            moves.extend(DISCARDS_FROM_HAND[card][targets])
         return moves
 
     def _discardable(self, cards: list[Card], fits: Sequence[int]) -> list[Card]:
