@@ -135,7 +135,7 @@ def observe_lazy(state: GameState, seat: int) -> Observation:
     view = _new(LazyObservation, (
         rules, seat, state.turn, to_move, None, None, None, None, None,
         len(state.draw_pile), len(state.set_aside), None,
-        _new(LegalMoves, state.legal_moves()) if seat == to_move and state.outcome is None else (),
+        LegalMoves(state.legal_moves()) if seat == to_move and state.outcome is None else (),
         state.outcome,
     ))
     view.__dict__["_state"] = state
@@ -190,7 +190,7 @@ def _build(state: GameState, seat: int | None) -> Observation:
         len(state.draw_pile),
         len(state.set_aside),
         () if seat is None else tuple(visible_events(state, seat, state.cursors[seat])),
-        _new(LegalMoves, state.legal_moves()) if seat == to_move and state.outcome is None else (),
+        LegalMoves(state.legal_moves()) if seat == to_move and state.outcome is None else (),
         state.outcome,
     ))
 
