@@ -14,3 +14,10 @@ cpdef tuple _stock_views(GameState state)
 
 @cython.locals(to_move=Py_ssize_t)
 cpdef _build(GameState state, seat)
+
+
+# An extension type: its __get__ is the type's C slot, not a method looked up and called
+# (a non-data descriptor still: no __set__, so the instance's dict wins once a field is built).
+cdef class _LazyField:
+    cdef readonly object name
+    cdef readonly object build

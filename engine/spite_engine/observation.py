@@ -205,7 +205,7 @@ class _LazyField:
         self.name = name
         self.build = build
 
-    def __get__(self, view: Any, owner: Any = None) -> Any:
+    def __get__(self, view: Any, owner: Any) -> Any:
         if view is None:
             return self
         fields = view.__dict__
