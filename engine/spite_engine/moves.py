@@ -122,9 +122,10 @@ class LegalMoves(tuple[Move, ...]):
     __slots__ = ()
 
 
-class MovesByMask(dict[int, tuple[Move, ...]]):
+class MovesByMask(dict):  # type: ignore[type-arg]  # plain dict: the base moves.pxd declares
     """One row of an interned table by a bit mask of target piles: ``row_moves[0b101]`` is
-    the tuple of the row's moves to piles 0 and 2, in pile order, built on first use."""
+    the tuple of the row's moves to piles 0 and 2, in pile order, built on first use (a
+    ``dict[int, tuple[Move, ...]]``)."""
 
     __slots__ = ("row",)
 
