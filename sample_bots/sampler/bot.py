@@ -36,7 +36,7 @@ from typing import Callable
 
 from spite_engine import GameState, observe
 from spite_engine.determinize import determinize
-from spite_sdk import Bot, Move, Observation
+from spite_sdk import Bot, ConfigError, Move, Observation, env_number
 from spite_sdk.planning import STOCK, WEIGHTS, candidate_plans, plan_turn
 from spite_sdk.search import apply_plan
 from spite_sdk.tactics import tactician_candidates, tactician_plan
@@ -153,9 +153,11 @@ class Sampler:
         return float(mine - theirs)
 
 
-def _env_number(name: str) -> float | None:
-    text = os.environ.get(name, "").strip()
-    return float(text) if text else None
+def _env_base() -> str:
+    base = os.environ.get("SPITE_SAMPLER_BASE", "").strip() or "planner"
+    if base not in BASES:
+        raise ConfigError(f"SPITE_SAMPLER_BASE must be one of {', '.join(BASES)}, got {base!r}")
+    return base
 
 
 class SamplerBot(Bot):
@@ -163,11 +165,11 @@ class SamplerBot(Bot):
     version = "1.1.0"
 
     def __init__(self) -> None:
-        samples = _env_number("SPITE_SAMPLER_SAMPLES")
-        budget = _env_number("SPITE_SAMPLER_MS")
+        samples = env_number("SPITE_SAMPLER_SAMPLES", 1, 1_000_000, whole=True)
+        budget = env_number("SPITE_SAMPLER_MS", 1, 600_000)
         self.sampler = Sampler(budget_ms=BUDGET_MS if budget is None else budget,
                                samples=None if samples is None else int(samples),
-                               base=os.environ.get("SPITE_SAMPLER_BASE", "").strip() or "planner")
+                               base=_env_base())
 
     def decide(self, observation: Observation) -> list[Move]:
         deadline = self.decision.deadline if self.decision is not None else None
@@ -175,4 +177,4 @@ class SamplerBot(Bot):
 
 
 if __name__ == "__main__":
-    SamplerBot().run()
+    SamplerBot.main()

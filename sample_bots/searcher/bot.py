@@ -16,16 +16,9 @@ instead (version 3). It imports the engine, so it runs in this repository's venv
 
 from __future__ import annotations
 
-import os
-
-from spite_sdk import Bot, Move, Observation
+from spite_sdk import Bot, Move, Observation, env_number
 from spite_sdk.search import ROLLOUTS, Searcher
 from spite_sdk.value import value_for
-
-
-def _env_number(name: str) -> float | None:
-    text = os.environ.get(name, "").strip()
-    return float(text) if text else None
 
 
 class SearcherBot(Bot):
@@ -33,10 +26,11 @@ class SearcherBot(Bot):
     version = "4.0.0"
 
     def __init__(self) -> None:
-        rollouts = _env_number("SPITE_SEARCHER_ROLLOUTS")
+        rollouts = env_number("SPITE_SEARCHER_ROLLOUTS", 1, 1_000_000, whole=True)
         self.searcher = Searcher(rollouts=ROLLOUTS if rollouts is None else int(rollouts),
-                                 budget_ms=_env_number("SPITE_SEARCHER_MS"),
-                                 value=None if _env_number("SPITE_SEARCHER_VALUE") == 0 else value_for)
+                                 budget_ms=env_number("SPITE_SEARCHER_MS", 1, 600_000),
+                                 value=None if env_number("SPITE_SEARCHER_VALUE", 0, 1, whole=True) == 0
+                                 else value_for)
 
     def decide(self, observation: Observation) -> list[Move]:
         deadline = self.decision.deadline if self.decision is not None else None
@@ -44,4 +38,4 @@ class SearcherBot(Bot):
 
 
 if __name__ == "__main__":
-    SearcherBot().run()
+    SearcherBot.main()

@@ -5,6 +5,8 @@ same choices as the same class run in process with the same seed."""
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
 import tomllib
 from pathlib import Path
 from types import ModuleType
@@ -66,3 +68,24 @@ def test_sample_bot_plays_whole_games_and_reproduces_in_process(name: str) -> No
     assert run.session.hello.version == manifest["version"]
     assert len(referee.outcomes) == GAMES and all(referee.bot_moves)
     assert referee.bot_moves == replay_in_process(name, "5", referee.bot_moves)
+
+
+@pytest.mark.parametrize(("name", "setting", "text", "says"), [
+    ("searcher", "SPITE_SEARCHER_ROLLOUTS", "many",
+     "SPITE_SEARCHER_ROLLOUTS must be a whole number from 1 to 1,000,000, got 'many'"),
+    ("searcher", "SPITE_SEARCHER_MS", "-5", "SPITE_SEARCHER_MS must be a number from 1 to 600,000, got '-5'"),
+    ("searcher", "SPITE_SEARCHER_VALUE", "0.5", "SPITE_SEARCHER_VALUE must be a whole number from 0 to 1, got '0.5'"),
+    ("sampler", "SPITE_SAMPLER_MS", "nan", "SPITE_SAMPLER_MS must be a number from 1 to 600,000, got 'nan'"),
+    ("sampler", "SPITE_SAMPLER_BASE", "oracle", "SPITE_SAMPLER_BASE must be one of planner, tactician, got 'oracle'"),
+])
+def test_a_bad_setting_is_one_line_and_exit_status_2(name: str, setting: str, text: str, says: str) -> None:
+    """A sample bot's own settings are read from its environment when it starts: a value out of
+    range stops it before it connects, with one line naming the range, not a traceback."""
+    run = subprocess.run([PYTHON, "bot.py"], cwd=SAMPLE_BOTS / name, capture_output=True, text=True, timeout=120,
+                         env={**_environ(), setting: text})
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.strip().splitlines() == [f"{name}: {says}"]
+
+
+def _environ() -> dict[str, str]:
+    return {key: value for key, value in os.environ.items() if not key.startswith("SPITE_")}

@@ -41,6 +41,7 @@ COMPILED: bool = BUILD.load()
 
 from . import policies
 from .bot import PROTOCOL_VERSION, Bot, ConfigError, RefereeError
+from .connection import env_number
 from .convert import ConversionError
 from .types import (
     ACE,
@@ -76,6 +77,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Bot", "Decision", "DecisionContext", "RefereeError", "ConfigError", "ConversionError", "PROTOCOL_VERSION",
+    "env_number",
     "Observation", "Move", "MoveKind", "Source", "PASS_MOVE", "RuleSet", "StockView",
     "Event", "EventKind", "Outcome", "Ending",
     "Welcome", "TimeControl", "Policy", "ActionResult", "Fault", "MatchResult",

@@ -201,6 +201,19 @@ class Bot:
     # ----------------------------------------------------------------------------------
     # Running
 
+    @classmethod
+    def main(cls) -> None:
+        """Construct the bot and :meth:`run` it, for a script's ``if __name__ == "__main__"``.
+        A :class:`ConfigError` from the constructor (a setting it reads from the environment,
+        e.g. with :func:`spite_sdk.env_number`, out of range) is one line on stderr and exit
+        status 2, as :meth:`run`'s own settings are."""
+        try:
+            bot = cls()
+        except ConfigError as error:
+            print(f"{cls.name or cls.__name__}: {error}", file=sys.stderr, flush=True)
+            raise SystemExit(EXIT_CONFIG) from None
+        bot.run()
+
     def run(self, address: str | None = None) -> MatchResult:
         """Play one match as a separate process: connect to the referee at ``address``
         (default: ``SPITE_ADDRESS``) with the token from ``SPITE_TOKEN`` or

@@ -26,6 +26,7 @@ SPITE_TLS_SERVER_NAME  the name to check the referee's certificate against, when
 from __future__ import annotations
 
 import logging
+import math
 import os
 import sys
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ import grpc
 import grpc.aio
 
 __all__ = ["ConfigError", "RefereeError", "PROTOCOL_VERSION", "channel_options", "read_token", "TlsSettings",
-           "read_tls", "env_seconds", "configure_logging"]
+           "read_tls", "env_seconds", "env_number", "configure_logging"]
 
 PROTOCOL_VERSION: Final = 1
 """The protocol version this SDK speaks."""
@@ -248,6 +249,27 @@ def env_seconds(name: str, default: float) -> float:
     if value <= 0:
         raise ConfigError(f"{name} must be positive, got {text!r}")
     return value
+
+
+def env_number(name: str, low: float, high: float, *, whole: bool = False) -> float | None:
+    """A bot's numeric setting from the environment variable ``name`` (None: unset or blank);
+    raises :class:`ConfigError`, one line naming the range, when it is not a number from
+    ``low`` to ``high`` (``whole``: a whole number)."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    kind = "a whole number" if whole else "a number"
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not low <= value <= high or (whole and not value.is_integer()):
+        raise ConfigError(f"{name} must be {kind} from {_figure(low)} to {_figure(high)}, got {text!r}")
+    return value
+
+
+def _figure(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"
 
 
 def configure_logging() -> None:
