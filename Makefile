@@ -120,7 +120,8 @@ bench-bots: setup bench-search
 # Version 4 scores its rollouts by a position value fitted on tactician self-play: the fit of
 # each rule set's weights (spite_sdk.value.FITTED), then version 4 in process at a fixed rollout
 # count on version 3's deals, then through the referee as shipped (1 s / 10 s), and with the
-# clock alone deciding the rollouts at 0.1 and 0.3 s per decision (its scaling). Then version 3
+# clock alone deciding the rollouts at 0.1 and 0.3 s per decision, and at 1 s with three times
+# the shipped rollout count (its scaling). Then version 3
 # ({"value": false}: stock cards at the leaf): in process, version 2's gate at twice the
 # rollouts, the two bounds ("What better worlds could give the searcher": the search on the
 # true state, and on the rivals' true hands only), and the clock alone deciding the rollouts
@@ -134,6 +135,7 @@ bench-search: setup
 	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 1000 --referee
 	for ms in 100 300; do $(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 1000 --referee \
 	    --decision-ms $$ms --env searcher:SPITE_SEARCHER_ROLLOUTS=1000000 --env searcher:SPITE_SEARCHER_MS=$$((ms * 6 / 10)) || exit 1; done
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 1000 --referee --env searcher:SPITE_SEARCHER_ROLLOUTS=720
 	for rules in skip-bo+short-20:2026 skip-bo+short-20:2027 standard:2026; do \
 	    $(PY) bench/bot_strength.py --rules $${rules%:*} --seed $${rules#*:} --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --searcher-options '{"value": false}' && \
 	    $(PY) bench/bot_strength.py --rules $${rules%:*} --seed $${rules#*:} --pairs searcher-oracle:tactician --games 200 --rollouts 36 --jobs 1 --searcher-options '{"value": false}' && \
