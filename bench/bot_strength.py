@@ -216,9 +216,10 @@ def run_deals(job: tuple[str, str, str, list[int], int, int, dict[str, float]]) 
         for swap in (0, 1):
             # a on even seats, b on odd seats (with partners: a team each); swapped in the second game.
             names = [(a if (seat + swap) % 2 == 0 else b) for seat in range(players)]
-            agents = [make_agent(name, samples, weights) for name in names]
+            agents = [make_agent(name, samples, weights if (seat + swap) % 2 == 0 else None)
+                      for seat, name in enumerate(names)]
             outcome = play(rules, seed, agents, bot_seed=deal)
-            a_seats = {s for s in range(players) if names[s] == a}
+            a_seats = {s for s in range(players) if (s + swap) % 2 == 0}  # by seat: a and b may be one bot
             tally[10] += outcome.ending is Ending.TURN_CAP
             if not outcome.winners:
                 tally[1] += 1
@@ -357,7 +358,9 @@ def main() -> None:
     parser.add_argument("--env", action="append", default=[], metavar="BOT:NAME=VALUE",
                         help="extra environment for a bot process with --referee (e.g. sampler:SPITE_SAMPLER_MS=400)")
     parser.add_argument("--weights", default="", metavar="JSON",
-                        help="change some of the tactician's weights, e.g. '{\"pile_card\": 2.5}' (ablations)")
+                        help="change some of the tactician's weights, e.g. '{\"pile_card\": 2.5}', for the "
+                             "first bot of each pairing only (ablations; tactician:tactician plays them against "
+                             "the shipped ones)")
     args = parser.parse_args()
     weights: dict[str, float] = json.loads(args.weights) if args.weights else {}
     unknown = set(weights) - set(TACTICIAN_WEIGHTS)

@@ -261,3 +261,23 @@ def test_the_hands_bound_keeps_the_true_hands_and_deals_the_rest_again() -> None
             assert Counter(rest(world)) == Counter(rest(state))
             moved += rest(world) != rest(state)
         assert moved == 5
+
+
+def test_the_weights_ablation_changes_the_first_bot_only_even_against_itself() -> None:
+    """bench/bot_strength.py's ``--weights`` go to the first bot of a pairing, by seat, so
+    ``tactician:tactician`` plays changed weights against the shipped ones: unchanged, the
+    deterministic tactician splits every deal; changed, some deal is won or lost twice."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "bot_strength.py"
+    spec = importlib.util.spec_from_file_location("bot_strength_weights", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    same = bench.run_deals(("skip-bo+short-20", "tactician", "tactician", list(range(20)), 1, 5, {}))
+    assert same[:3] == [20, 0, 20] and same[6] == 20  # wins, draws, losses; every deal split
+    changed = bench.run_deals(("skip-bo+short-20", "tactician", "tactician", list(range(20)), 1, 5,
+                               {"danger0": 0.0, "wild": 100.0}))
+    assert changed[0] + changed[1] + changed[2] == 40
+    assert changed[5] + changed[7] > 0  # some deal went the same way in both seat orders
