@@ -121,7 +121,8 @@ bench-bots: setup bench-search
 # each rule set's weights (spite_sdk.value.FITTED), then version 4 in process at a fixed rollout
 # count on version 3's deals, then through the referee as shipped (1 s / 10 s), and with the
 # clock alone deciding the rollouts at 0.1 and 0.3 s per decision, and at 1 s with three times
-# the shipped rollout count (its scaling). Then version 3
+# the shipped rollout count (its scaling); the tactician's weights changed one at a time against
+# the shipped ones (has its policy room left?). Then version 3
 # ({"value": false}: stock cards at the leaf): in process, version 2's gate at twice the
 # rollouts, the two bounds ("What better worlds could give the searcher": the search on the
 # true state, and on the rivals' true hands only), and the clock alone deciding the rollouts
@@ -136,6 +137,14 @@ bench-search: setup
 	for ms in 100 300; do $(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 1000 --referee \
 	    --decision-ms $$ms --env searcher:SPITE_SEARCHER_ROLLOUTS=1000000 --env searcher:SPITE_SEARCHER_MS=$$((ms * 6 / 10)) || exit 1; done
 	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs searcher:tactician --games 1000 --referee --env searcher:SPITE_SEARCHER_ROLLOUTS=720
+	for w in '{"empty_hand": 7.5}' '{"empty_hand": 30}' '{"hand_card": 1.5}' '{"hand_card": 6}' '{"pile_card": -0.75}' '{"pile_card": -3}' \
+	    '{"wild": 7.5}' '{"wild": 30}' '{"danger0": 60}' '{"danger0": 240}' '{"danger1": 15}' '{"danger1": 60}' '{"danger2": 3}' \
+	    '{"danger2": 12}' '{"discard_wild": 10}' '{"discard_wild": 40}'; do \
+	    $(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs tactician:tactician --games 4000 --seed 5 --weights "$$w" || exit 1; done
+	for w in -3 -4.5 -6; do $(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs tactician:tactician --games 4000 --seed 6 \
+	    --weights "{\"pile_card\": $$w}" || exit 1; done
+	for w in -3 -4.5; do $(PY) bench/bot_strength.py --rules standard --pairs tactician:tactician --games 4000 --seed 5 \
+	    --weights "{\"pile_card\": $$w}" || exit 1; done
 	for rules in skip-bo+short-20:2026 skip-bo+short-20:2027 standard:2026; do \
 	    $(PY) bench/bot_strength.py --rules $${rules%:*} --seed $${rules#*:} --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --searcher-options '{"value": false}' && \
 	    $(PY) bench/bot_strength.py --rules $${rules%:*} --seed $${rules#*:} --pairs searcher-oracle:tactician --games 200 --rollouts 36 --jobs 1 --searcher-options '{"value": false}' && \
