@@ -145,6 +145,8 @@ bench-search: setup
 	    --weights "{\"pile_card\": $$w}" || exit 1; done
 	for w in -3 -4.5; do $(PY) bench/bot_strength.py --rules standard --pairs tactician:tactician --games 4000 --seed 5 \
 	    --weights "{\"pile_card\": $$w}" || exit 1; done
+	for rules in skip-bo+short-20 standard; do $(PY) bench/bot_strength.py --rules $$rules --pairs searcher:tactician --games 200 \
+	    --rollouts 120 --jobs 1 --seed 2026 --weights '{"pile_card": -3}' || exit 1; done
 	for rules in skip-bo+short-20:2026 skip-bo+short-20:2027 standard:2026; do \
 	    $(PY) bench/bot_strength.py --rules $${rules%:*} --seed $${rules#*:} --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --searcher-options '{"value": false}' && \
 	    $(PY) bench/bot_strength.py --rules $${rules%:*} --seed $${rules#*:} --pairs searcher-oracle:tactician --games 200 --rollouts 36 --jobs 1 --searcher-options '{"value": false}' && \

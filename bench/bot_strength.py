@@ -110,6 +110,8 @@ def make_agent(name: str, samples: int, weights: dict[str, float] | None = None)
             options["worlds"] = lambda view, rng: TRUE_STATE[0].clone()
         elif name == "searcher-hands":
             options["worlds"] = true_hands
+        if weights:  # the searcher's own candidates and turns in its rollouts
+            options["weights"] = {**TACTICIAN_WEIGHTS, **weights}
         searcher = Searcher(rollouts=ROLLOUTS, **options)  # no clock: a fixed count, reproducible anywhere
         return lambda view, rng: searcher.decide(view, rng)
     if name == "planner":

@@ -281,3 +281,34 @@ def test_the_weights_ablation_changes_the_first_bot_only_even_against_itself() -
                                {"danger0": 0.0, "wild": 100.0}))
     assert changed[0] + changed[1] + changed[2] == 40
     assert changed[5] + changed[7] > 0  # some deal went the same way in both seat orders
+
+
+def test_changed_weights_are_the_searching_seats_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``weights`` (an experiment's) pick the searcher's candidates and play its own turns in
+    every rollout; the other seat's turns stay the stock tactician's."""
+    import spite_sdk.search as search
+    from spite_sdk.tactics import WEIGHTS
+
+    state, view = mid_game_decision()
+    seat = view.seat  # type: ignore[attr-defined]
+    tuned = {**WEIGHTS, "pile_card": -3.0}
+    picked: list[object] = []
+    played: list[tuple[int, object]] = []
+    candidates, plan = search.tactician_candidates, search.tactician_plan
+
+    def recorded_candidates(observation, count, discards=0, weights=None):  # type: ignore[no-untyped-def]
+        picked.append(weights)
+        return candidates(observation, count, discards, weights)
+
+    def recorded_plan(observation, weights=None):  # type: ignore[no-untyped-def]
+        played.append((observation.seat, weights))
+        return plan(observation, weights)
+
+    monkeypatch.setattr(search, "tactician_candidates", recorded_candidates)
+    monkeypatch.setattr(search, "tactician_plan", recorded_plan)
+    searcher = Searcher(rollouts=12, weights=tuned)
+    chosen = searcher.decide(view, random.Random(3))  # type: ignore[arg-type]
+    assert chosen[0] in view.legal_moves  # type: ignore[attr-defined]
+    assert picked == [tuned] and searcher.stats.searched == 1
+    assert {w is tuned for s, w in played if s == seat} == {True}
+    assert {w for s, w in played if s != seat} == {None}

@@ -40,7 +40,7 @@ import math
 import random
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Mapping
 
 from spite_engine import GameState, Move, Observation, RuleSet, observe_lazy
 from spite_engine.determinize import determinize
@@ -128,7 +128,8 @@ class Searcher:
                  candidates: int = CANDIDATES, discards: int = DISCARDS, margin: float = MARGIN, z: float = Z,
                  deadline_share: float = DEADLINE_SHARE, gate: float = GATE,
                  worlds: Callable[[Observation, random.Random], GameState] | None = None,
-                 value: Callable[[RuleSet], Callable[[GameState], float] | None] | None = value_for) -> None:
+                 value: Callable[[RuleSet], Callable[[GameState], float] | None] | None = value_for,
+                 weights: Mapping[str, float] | None = None) -> None:
         self.rollouts = ROLLOUTS if rollouts is None else rollouts
         self.budget = None if budget_ms is None else budget_ms / 1000
         self.clock = clock
@@ -146,13 +147,23 @@ class Searcher:
         """Gives, per rule set, what scores a rollout's last position (version 4:
         :func:`spite_sdk.value.value_for`, the chance that the seat to move wins); None, or None
         for the rule set: :func:`_score`'s count of stock cards (version 3)."""
+        self.weights = weights
+        """The tactician's weights for the searching seat's candidates and its own turns in
+        the rollouts (None: :data:`spite_sdk.tactics.WEIGHTS`); the other seats' turns are
+        always the stock tactician's."""
         self.stats = Stats()
+        self.last: tuple[list[tuple[float, list[Move]]], list[list[float]]] | None = None
+        """The last searched decision's candidates as (the tactician's value, moves), first the
+        tactician's choice, and per candidate
+        its rollouts' scores less the first's, one per sample (None: the last decision was
+        not searched); for benchmarks that learn from the search."""
 
     def decide(self, observation: Observation, rng: random.Random, deadline: float | None = None) -> list[Move]:
         """The plan for this decision; ``deadline`` is a ``clock()`` value the answer must beat."""
         started = self.clock() if self.budget is not None or deadline is not None else 0.0
         self.stats.decisions += 1
-        candidates = tactician_candidates(observation, self.count, self.discards)
+        self.last = None
+        candidates = tactician_candidates(observation, self.count, self.discards, self.weights)
         best = candidates[0][1]
         top = candidates[0][0]
         candidates = [candidates[0]] + [c for c in candidates[1:] if top - c[0] <= self.gate]
@@ -171,6 +182,10 @@ class Searcher:
         others = [i for i in range(rules.stocks) if i != mine]  # with partners, stocks are the teams'
         start_counts = [s.count for s in observation.stocks]
         value = None if self.value is None else self.value(rules)
+        weights = self.weights
+
+        def policy(view: Observation) -> list[Move]:
+            return tactician_plan(view, weights if view.seat == seat else None)
         per_sample = len(candidates)
         samples = max(1, self.rollouts // per_sample)
         diffs: list[list[float]] = [[] for _ in candidates]
@@ -187,8 +202,8 @@ class Searcher:
                 state = world.clone()
                 apply_plan(state, moves, seat)
                 if state.to_move == seat and state.outcome is None:
-                    play_turns(state, 1)
-                play_turns(state, self.horizon)
+                    play_turns(state, 1, policy)
+                play_turns(state, self.horizon, policy)
                 scores.append(_score(state, seat, mine, others, start_counts) if value is None
                               else _valued(state, seat, value))
                 self.stats.rollouts += 1
@@ -206,6 +221,7 @@ class Searcher:
             if gain > best_gain:
                 choice, best_gain = index, gain
         self.stats.overrides += choice != 0
+        self.last = (candidates, diffs)
         return candidates[choice][1]
 
 

@@ -144,8 +144,10 @@ def tactician_plan(observation: Observation, weights: Mapping[str, float] | None
     return plan_turn(observation, weights, ReachDanger(observation, weights))
 
 
-def tactician_candidates(observation: Observation, count: int, discards: int = 0) -> list[tuple[float, list[Move]]]:
+def tactician_candidates(observation: Observation, count: int, discards: int = 0,
+                         weights: Mapping[str, float] | None = None) -> list[tuple[float, list[Move]]]:
     """Up to ``count`` best plans with distinct first moves, best first, as (value, moves),
     then up to ``discards`` other discards after the best plan's plays:
     :func:`spite_sdk.planning.candidate_plans` for the tactician's evaluation."""
-    return candidate_plans(observation, count, WEIGHTS, ReachDanger(observation, WEIGHTS), discards)
+    weights = WEIGHTS if weights is None else weights
+    return candidate_plans(observation, count, weights, ReachDanger(observation, weights), discards)
