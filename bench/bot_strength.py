@@ -11,7 +11,8 @@ seats swapped, so both bots get the same cards and the same first move in turn; 
 counts games (two per deal). Bots are the sample bots' own code run in process on the
 engine's observations: ``greedy``, ``random``, ``naive`` (``spite_sdk.policies``, seeded as
 the sample bots seed themselves), ``skipbo-naive`` and ``h13-like`` (``spite_sdk.rivals``),
-``planner`` (``spite_sdk.planning``), ``tactician`` (``spite_sdk.tactics``),
+``planner`` (``spite_sdk.planning``), ``tactician`` (``spite_sdk.tactics``), ``apprentice``
+(``spite_sdk.apprentice``; the tactician where it has no fit),
 plans played the way the referee plays a plan, and ``sampler``
 (``sample_bots/sampler/bot.py``) with a fixed ``--samples`` per sampled decision instead of
 its clock, so runs are reproducible; ``sampler-t`` is the sampler on the tactician
@@ -60,8 +61,8 @@ from spite_sdk.tactics import WEIGHTS as TACTICIAN_WEIGHTS
 from spite_sdk.tactics import tactician_plan
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = ("tactician", "planner", "searcher", "searcher-oracle", "searcher-hands", "sampler", "sampler-t", "greedy",
-        "random", "naive", "skipbo-naive", "h13-like")
+BOTS = ("tactician", "apprentice", "planner", "searcher", "searcher-oracle", "searcher-hands", "sampler", "sampler-t",
+        "greedy", "random", "naive", "skipbo-naive", "h13-like")
 
 Agent = Callable[[Any, random.Random], list[Any]]
 """An in-process bot: (engine observation, the game's rng) -> a plan (one move or more)."""
@@ -114,6 +115,13 @@ def make_agent(name: str, samples: int, weights: dict[str, float] | None = None)
             options["weights"] = {**TACTICIAN_WEIGHTS, **weights}
         searcher = Searcher(rollouts=ROLLOUTS, **options)  # no clock: a fixed count, reproducible anywhere
         return lambda view, rng: searcher.decide(view, rng)
+    if name == "apprentice":
+        from spite_sdk.apprentice import apprentice_for
+
+        def apprentice(view: Any, rng: random.Random) -> list[Any]:
+            model = apprentice_for(view.rules)
+            return tactician_plan(view) if model is None else model(view)
+        return apprentice
     if name == "planner":
         return lambda view, rng: plan_turn(view)
     if name == "tactician":

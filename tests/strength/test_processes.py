@@ -159,3 +159,48 @@ def test_the_searcher_plays_the_same_games_through_the_referee_as_in_process(tmp
                     break
         assert mine.stats.searched > 0
         assert moves == record.moves, number
+
+
+def test_the_apprentice_passes_check_bot() -> None:
+    checks = check_bot(resolve_bot("apprentice"), games=2)
+    assert checks and all(c.passed for c in checks), [c.line() for c in checks]
+
+
+@pytest.mark.parametrize("spec", ["skip-bo+short-20", "standard"])
+def test_the_apprentice_plays_the_same_games_through_the_referee_as_in_process(spec: str, tmp_path: Path) -> None:
+    """The apprentice process, at the demo league's time control, makes exactly the moves
+    ``spite_sdk.apprentice`` makes in process on the same deals (its features read the SDK's
+    observation as they read the engine's), with no fault."""
+    from spite_engine import GameState, observe
+    from spite_sdk.apprentice import apprentice_for
+    from spite_sdk.tactics import tactician_plan
+
+    rules = parse_rules(spec)
+    apprentice = apprentice_for(rules)
+    assert apprentice is not None
+    config = MatchConfig(rules, ["apprentice", "tactician"],
+                         TimeControl(decision_ms=1000, bank_ms=10_000, connect_ms=20_000),
+                         games=2, seed=33, policy=Policy.FORFEIT, replay_dir=tmp_path)
+    result = asyncio.run(play_local_match([resolve_bot("apprentice"), resolve_bot("tactician")], config, bot_seed=5))
+    summary = result.match.summary()
+    for seat in summary["seats"]:
+        assert seat["status"] == "done", seat
+        assert seat["timeouts"] == seat["illegal_moves"] == seat["malformed"] == 0, seat["faults"]
+    overruled = 0
+    for game in summary["games"]:
+        record = replay_file.load(game["replay"]).record
+        state = GameState.new(rules, config.game_seed(game["game_number"]))
+        moves = []
+        while state.outcome is None:
+            seat = state.to_move
+            view = observe(state, seat)
+            plan = apprentice(view) if seat == 0 else tactician_plan(view)
+            overruled += seat == 0 and plan != tactician_plan(view)
+            for move in plan:  # as the referee plays a plan: up to news for the seat
+                start = len(state.log)
+                state.apply(move)
+                moves.append((seat, move))
+                if state.news_for(seat, start):
+                    break
+        assert moves == record.moves, game["game_number"]
+    assert overruled > 0  # the games show the apprentice, not the tactician

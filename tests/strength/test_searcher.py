@@ -286,6 +286,7 @@ def test_the_weights_ablation_changes_the_first_bot_only_even_against_itself() -
 def test_changed_weights_are_the_searching_seats_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     """``weights`` (an experiment's) pick the searcher's candidates and play its own turns in
     every rollout; the other seat's turns stay the stock tactician's."""
+    import spite_sdk.apprentice as apprentice
     import spite_sdk.search as search
     from spite_sdk.tactics import WEIGHTS
 
@@ -294,7 +295,7 @@ def test_changed_weights_are_the_searching_seats_alone(monkeypatch: pytest.Monke
     tuned = {**WEIGHTS, "pile_card": -3.0}
     picked: list[object] = []
     played: list[tuple[int, object]] = []
-    candidates, plan = search.tactician_candidates, search.tactician_plan
+    candidates, plan = apprentice.tactician_candidates, search.tactician_plan
 
     def recorded_candidates(observation, count, discards=0, weights=None):  # type: ignore[no-untyped-def]
         picked.append(weights)
@@ -304,7 +305,7 @@ def test_changed_weights_are_the_searching_seats_alone(monkeypatch: pytest.Monke
         played.append((observation.seat, weights))
         return plan(observation, weights)
 
-    monkeypatch.setattr(search, "tactician_candidates", recorded_candidates)
+    monkeypatch.setattr(apprentice, "tactician_candidates", recorded_candidates)
     monkeypatch.setattr(search, "tactician_plan", recorded_plan)
     searcher = Searcher(rollouts=12, weights=tuned)
     chosen = searcher.decide(view, random.Random(3))  # type: ignore[arg-type]

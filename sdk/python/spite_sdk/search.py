@@ -27,6 +27,12 @@ Perfect-information Monte Carlo with the tactician as prior and as rollout polic
    :data:`MARGIN` and above :data:`Z` standard errors, so noise does not overrule the prior
    (the sampler's fixed margin overruled it on a third of its decisions and lost by it).
 
+An experiment's options: ``weights`` change the tactician's for the searching seat (its
+candidates and its own turns in the rollouts); ``apprentice`` (:mod:`spite_sdk.apprentice`)
+orders the candidates, its first becoming the choice the search must beat, and (with
+``apprentice_rollouts``) plays the searching seat's own turns in the rollouts. Neither beat
+version 4 (docs/bots.md, "Expert iteration, round one"), so the sample bot uses neither.
+
 Budget. ``rollouts`` per searched decision is fixed in advance (a pure function of the
 observation and the bot's seeded ``rng``: the same seed gives the same games); a clock
 (``clock``, ``budget_ms``, and at most ``deadline_share`` of the time left to the
@@ -45,21 +51,10 @@ from typing import Callable, Mapping
 from spite_engine import GameState, Move, Observation, RuleSet, observe_lazy
 from spite_engine.determinize import determinize
 
-from .tactics import WEIGHTS, tactician_candidates, tactician_plan
+from .apprentice import CANDIDATES, DISCARDS, GATE, Apprentice, candidates
+from .tactics import tactician_plan
 from .value import value_for, win_chance
 
-CANDIDATES = 4
-"""How many of the tactician's plans with distinct first moves are compared..."""
-DISCARDS = 2
-"""...and how many other discards after the tactician's own plays (its next best ones)."""
-GATE = 150.0
-"""Candidates more than this many points of the tactician's evaluation below its first choice
-are dropped (a stock card is 1,000). Version 3 widened it from 25: within 25 points the
-candidates were mostly other discards, whose effects rarely show within the horizon; up to
-150 come the tactician's trade-offs a rollout does see (a rival's stock card left open, 120;
-a wild spent, 15; a hand emptied, 15). Against the tactician, 200 games on the same deals
-at 120 rollouts: 54.0% to 59.0% in Skip-Bo (seed 2026), 57.5% to 58.0% (seed 2027), 51.5% to
-56.0% in standard (docs/bots.md, "The searcher version 3")."""
 HORIZON = 2
 """Turns played after the searching seat's own turn (2: the opponent's reply, then its own
 next turn, where a refilled hand or an opened stock card shows)."""
@@ -110,7 +105,8 @@ class Stats:
     searched: int = 0
     """Decisions that ran rollouts."""
     overrides: int = 0
-    """Searched decisions that chose another plan than the tactician's first."""
+    """Searched decisions that chose another plan than the first candidate (the tactician's,
+    or the apprentice's)."""
     rollouts: int = 0
     cut_by_clock: int = 0
     """Searched decisions the clock stopped before their rollout count."""
@@ -129,7 +125,9 @@ class Searcher:
                  deadline_share: float = DEADLINE_SHARE, gate: float = GATE,
                  worlds: Callable[[Observation, random.Random], GameState] | None = None,
                  value: Callable[[RuleSet], Callable[[GameState], float] | None] | None = value_for,
-                 weights: Mapping[str, float] | None = None) -> None:
+                 weights: Mapping[str, float] | None = None,
+                 apprentice: Callable[[RuleSet], Apprentice | None] | None = None,
+                 apprentice_rollouts: bool = True) -> None:
         self.rollouts = ROLLOUTS if rollouts is None else rollouts
         self.budget = None if budget_ms is None else budget_ms / 1000
         self.clock = clock
@@ -151,6 +149,12 @@ class Searcher:
         """The tactician's weights for the searching seat's candidates and its own turns in
         the rollouts (None: :data:`spite_sdk.tactics.WEIGHTS`); the other seats' turns are
         always the stock tactician's."""
+        self.apprentice = apprentice
+        """Gives, per rule set, the apprentice (:mod:`spite_sdk.apprentice`) whose order of the
+        candidates is the default choice and which plays the searching seat's own turns in the
+        rollouts (None, or None for the rule set: the tactician's, as ``weights`` set it)."""
+        self.apprentice_rollouts = apprentice_rollouts
+        """False: the apprentice orders the candidates only; the rollouts stay the tactician's."""
         self.stats = Stats()
         self.last: tuple[list[tuple[float, list[Move]]], list[list[float]]] | None = None
         """The last searched decision's candidates as (the tactician's value, moves), first the
@@ -163,12 +167,12 @@ class Searcher:
         started = self.clock() if self.budget is not None or deadline is not None else 0.0
         self.stats.decisions += 1
         self.last = None
-        candidates = tactician_candidates(observation, self.count, self.discards, self.weights)
-        best = candidates[0][1]
-        top = candidates[0][0]
-        candidates = [candidates[0]] + [c for c in candidates[1:] if top - c[0] <= self.gate]
-        if len(candidates) == 1 or any(m.kind == 0 and m.source == 1 for m in best) or top >= WEIGHTS["win"]:
-            return best
+        found, settled = candidates(observation, self.count, self.discards, self.gate, self.weights)
+        if settled:
+            return found[0][1]
+        apprentice = None if self.apprentice is None else self.apprentice(observation.rules)
+        if apprentice is not None:
+            found = apprentice.order(observation, found)
         stop = None
         if self.budget is not None:
             stop = started + self.budget
@@ -183,18 +187,22 @@ class Searcher:
         start_counts = [s.count for s in observation.stocks]
         value = None if self.value is None else self.value(rules)
         weights = self.weights
+        player = apprentice if self.apprentice_rollouts else None
 
         def policy(view: Observation) -> list[Move]:
-            return tactician_plan(view, weights if view.seat == seat else None)
-        per_sample = len(candidates)
+            if view.seat != seat:
+                return tactician_plan(view)
+            return player(view) if player is not None else tactician_plan(view, weights)
+
+        per_sample = len(found)
         samples = max(1, self.rollouts // per_sample)
-        diffs: list[list[float]] = [[] for _ in candidates]
+        diffs: list[list[float]] = [[] for _ in found]
         slowest = 0.0
         for _ in range(samples):
             world = (determinize(observation, rules, rng, rng.randrange(1 << 62)) if self.worlds is None
                      else self.worlds(observation, rng))
             scores: list[float] = []
-            for _, moves in candidates:
+            for _, moves in found:
                 if stop is not None:
                     now = self.clock()
                     if now + slowest > stop:
@@ -216,13 +224,13 @@ class Searcher:
                 diffs[index].append(score - scores[0])
         choice = 0
         best_gain = 0.0
-        for index in range(1, len(candidates)):
+        for index in range(1, len(found)):
             gain = _confident_gain(diffs[index], self.margin, self.z)
             if gain > best_gain:
                 choice, best_gain = index, gain
         self.stats.overrides += choice != 0
-        self.last = (candidates, diffs)
-        return candidates[choice][1]
+        self.last = (found, diffs)
+        return found[choice][1]
 
 
 def _confident_gain(diffs: list[float], margin: float, z: float) -> float:
