@@ -122,7 +122,10 @@ bench-bots: setup bench-search
 # count on version 3's deals, then through the referee as shipped (1 s / 10 s), and with the
 # clock alone deciding the rollouts at 0.1 and 0.3 s per decision, and at 1 s with three times
 # the shipped rollout count (its scaling); the tactician's weights changed one at a time against
-# the shipped ones (has its policy room left?). Then version 3
+# the shipped ones (has its policy room left?), and the searcher with the one that won; expert
+# iteration (bench/expert.py: the searcher's differences collected, the apprentice's model
+# fitted, spite_sdk.apprentice.FITTED, the apprentice and the searcher over it measured; a
+# second round in Skip-Bo; about 2.5 hours). Then version 3
 # ({"value": false}: stock cards at the leaf): in process, version 2's gate at twice the
 # rollouts, the two bounds ("What better worlds could give the searcher": the search on the
 # true state, and on the rivals' true hands only), and the clock alone deciding the rollouts
@@ -147,6 +150,21 @@ bench-search: setup
 	    --weights "{\"pile_card\": $$w}" || exit 1; done
 	for rules in skip-bo+short-20 standard; do $(PY) bench/bot_strength.py --rules $$rules --pairs searcher:tactician --games 200 \
 	    --rollouts 120 --jobs 1 --seed 2026 --weights '{"pile_card": -3}' || exit 1; done
+	mkdir -p build/expert
+	for rules in skip-bo+short-20 standard; do \
+	    $(PY) bench/expert.py collect --rules $$rules --games 800 --out build/expert/$$rules.jsonl && \
+	    $(PY) bench/expert.py fit build/expert/$$rules.jsonl --out build/expert/$$rules.json && \
+	    $(PY) bench/bot_strength.py --rules $$rules --pairs apprentice:tactician --games 2000 --seed 5 --jobs 1 && \
+	    $(PY) bench/bot_strength.py --rules $$rules --pairs apprentice:tactician --games 2000 --seed 6 --jobs 1 && \
+	    $(PY) bench/expert.py duel --rules $$rules --model build/expert/$$rules.json --games 200 --seed 2026 --jobs 1 \
+	        --first apprentice,searcher-apprentice,searcher-ordered || exit 1; done
+	$(PY) bench/bot_strength.py --rules skip-bo+short-20 --pairs apprentice:h13-like,apprentice:tactician --games 2000 --jobs 1
+	$(PY) bench/expert.py collect --rules skip-bo+short-20 --games 400 --seed 32 --jobs 1 \
+	    --apprentice build/expert/skip-bo+short-20.json --out build/expert/skip-bo+short-20-2.jsonl
+	cat build/expert/skip-bo+short-20.jsonl build/expert/skip-bo+short-20-2.jsonl > build/expert/skip-bo+short-20-12.jsonl
+	for round in 2 12; do $(PY) bench/expert.py fit build/expert/skip-bo+short-20-$$round.jsonl --out build/expert/skip-bo+short-20-$$round.json && \
+	    for seed in 5 6; do $(PY) bench/expert.py duel --rules skip-bo+short-20 --model build/expert/skip-bo+short-20-$$round.json \
+	        --games 2000 --seed $$seed || exit 1; done || exit 1; done
 	for rules in skip-bo+short-20:2026 skip-bo+short-20:2027 standard:2026; do \
 	    $(PY) bench/bot_strength.py --rules $${rules%:*} --seed $${rules#*:} --pairs searcher:tactician --games 200 --rollouts 120 --jobs 1 --searcher-options '{"value": false}' && \
 	    $(PY) bench/bot_strength.py --rules $${rules%:*} --seed $${rules#*:} --pairs searcher-oracle:tactician --games 200 --rollouts 36 --jobs 1 --searcher-options '{"value": false}' && \
