@@ -19,14 +19,23 @@ SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 Agent = Callable[[Any, random.Random], list[Any]]
 
 
-def load_sample_bot(name: str, file: str = "bot.py") -> Any:
-    """``sample_bots/<name>/<file>`` as a module."""
-    module_name = f"strength_sample_bot_{name}_{Path(file).stem}".replace("-", "_")
-    spec = importlib.util.spec_from_file_location(module_name, SAMPLE_BOTS / name / file)
+def load_module(path: Path, module_name: str) -> Any:
+    """The script at ``path`` as a module (sample bots and benchmarks are scripts, not packages)."""
+    spec = importlib.util.spec_from_file_location(module_name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def load_sample_bot(name: str, file: str = "bot.py") -> Any:
+    """``sample_bots/<name>/<file>`` as a module."""
+    return load_module(SAMPLE_BOTS / name / file, f"strength_sample_bot_{name}_{Path(file).stem}".replace("-", "_"))
+
+
+def load_bench(script: str) -> Any:
+    """``bench/<script>.py`` as a module (a fresh one each time)."""
+    return load_module(SAMPLE_BOTS.parent / "bench" / f"{script}.py", f"strength_bench_{script}")
 
 
 def agent(name: str, samples: int = 2) -> Agent:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import random
 from pathlib import Path
@@ -16,16 +15,13 @@ from spite_sdk.apprentice import FEATURES, candidates
 from spite_sdk.search import Searcher
 
 from ..rules.support import position
+from .support import load_bench
 from .test_searcher import mid_game_decision
 
 
 @pytest.fixture(scope="module")
 def expert() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "bench" / "expert.py"
-    spec = importlib.util.spec_from_file_location("bench_expert_under_test", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module: ModuleType = load_bench("expert")
     return module
 
 

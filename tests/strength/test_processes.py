@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -15,11 +16,28 @@ from referee.core import replay as replay_file
 from referee.core.deadlines import TimeControl
 from referee.core.match import MatchConfig, Policy
 from referee.local import play_local_match
-from spite_engine import parse_rules
+from spite_engine import GameState, RuleSet, observe, parse_rules
 from tournaments.bot_specs import resolve_bot
 from tournaments.checkbot import check_bot
 
 pytestmark = pytest.mark.slow  # the strong bots play whole matches as processes
+
+
+def moves_in_process(rules: RuleSet, seed: int, first_seat: int, decide: Callable[[Any], list[Any]]) -> list[Any]:
+    """The (seat, move) pairs of a game dealt from ``seed`` when ``decide`` plans every
+    decision in process, each plan played as the referee plays one: up to news for the seat."""
+    state = GameState.new(rules, seed)
+    assert state.first_seat == first_seat
+    moves = []
+    while state.outcome is None:
+        seat = state.to_move
+        for move in decide(observe(state, seat)):
+            start = len(state.log)
+            state.apply(move)
+            moves.append((seat, move))
+            if state.news_for(seat, start):
+                break
+    return moves
 
 def test_planner_process_plays_whole_turns_as_plans(tmp_path: Path) -> None:
     rules = parse_rules("standard")
@@ -126,7 +144,6 @@ def test_the_searcher_plays_the_same_games_through_the_referee_as_in_process(tmp
     observation, would differ otherwise), and figures measured either way measure one bot."""
     import random
 
-    from spite_engine import GameState, observe
     from spite_sdk.search import Searcher
     from spite_sdk.tactics import tactician_plan
 
@@ -142,21 +159,10 @@ def test_the_searcher_plays_the_same_games_through_the_referee_as_in_process(tmp
     for game in summary["games"]:
         record = replay_file.load(game["replay"]).record
         number = game["game_number"]
-        state = GameState.new(rules, config.game_seed(number))
-        assert state.first_seat == record.first_seat
         mine = Searcher(rollouts=24)
         rng = random.Random(f"7:{number}")
-        moves = []
-        while state.outcome is None:
-            seat = state.to_move
-            view = observe(state, seat)
-            plan = mine.decide(view, rng) if seat == 0 else tactician_plan(view)
-            for move in plan:  # as the referee plays a plan: up to news for the seat
-                start = len(state.log)
-                state.apply(move)
-                moves.append((seat, move))
-                if state.news_for(seat, start):
-                    break
+        moves = moves_in_process(rules, config.game_seed(number), record.first_seat,
+                                 lambda view: mine.decide(view, rng) if view.seat == 0 else tactician_plan(view))
         assert mine.stats.searched > 0
         assert moves == record.moves, number
 
@@ -171,7 +177,6 @@ def test_the_apprentice_plays_the_same_games_through_the_referee_as_in_process(s
     """The apprentice process, at the demo league's time control, makes exactly the moves
     ``spite_sdk.apprentice`` makes in process on the same deals (its features read the SDK's
     observation as they read the engine's), with no fault."""
-    from spite_engine import GameState, observe
     from spite_sdk.apprentice import apprentice_for
     from spite_sdk.tactics import tactician_plan
 
@@ -189,18 +194,14 @@ def test_the_apprentice_plays_the_same_games_through_the_referee_as_in_process(s
     overruled = 0
     for game in summary["games"]:
         record = replay_file.load(game["replay"]).record
-        state = GameState.new(rules, config.game_seed(game["game_number"]))
-        moves = []
-        while state.outcome is None:
-            seat = state.to_move
-            view = observe(state, seat)
-            plan = apprentice(view) if seat == 0 else tactician_plan(view)
-            overruled += seat == 0 and plan != tactician_plan(view)
-            for move in plan:  # as the referee plays a plan: up to news for the seat
-                start = len(state.log)
-                state.apply(move)
-                moves.append((seat, move))
-                if state.news_for(seat, start):
-                    break
+
+        def decide(view: Any) -> list[Any]:
+            nonlocal overruled
+            if view.seat != 0:
+                return tactician_plan(view)
+            plan = apprentice(view)
+            overruled += plan != tactician_plan(view)
+            return plan
+        moves = moves_in_process(rules, config.game_seed(game["game_number"]), record.first_seat, decide)
         assert moves == record.moves, game["game_number"]
     assert overruled > 0  # the games show the apprentice, not the tactician

@@ -13,7 +13,7 @@ from spite_sdk.search import Searcher
 from spite_sdk.tactics import tactician_plan
 
 from ..rules.support import position
-from .support import agent, play_checked
+from .support import agent, load_bench, play_checked
 
 
 def searcher_agent(rollouts: int = 8, **options: object) -> tuple[Searcher, object]:
@@ -234,15 +234,9 @@ def test_the_hands_bound_keeps_the_true_hands_and_deals_the_rest_again() -> None
     """bench/bot_strength.py's ``searcher-hands`` worlds: every hand as it truly is, every
     shown card where it is, and the hidden rest (under the stock tops, the draw pile, the
     set-aside cards) the same cards in a new order."""
-    import importlib.util
     from collections import Counter
-    from pathlib import Path
 
-    path = Path(__file__).resolve().parents[2] / "bench" / "bot_strength.py"
-    spec = importlib.util.spec_from_file_location("bot_strength_under_test", path)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_bench("bot_strength")
     for rules_spec in ("skip-bo+short-20", "open-stock"):
         state, view = mid_game_decision(rules_spec)
         bench.TRUE_STATE[:] = [state]
@@ -267,14 +261,7 @@ def test_the_weights_ablation_changes_the_first_bot_only_even_against_itself() -
     """bench/bot_strength.py's ``--weights`` go to the first bot of a pairing, by seat, so
     ``tactician:tactician`` plays changed weights against the shipped ones: unchanged, the
     deterministic tactician splits every deal; changed, some deal is won or lost twice."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "bench" / "bot_strength.py"
-    spec = importlib.util.spec_from_file_location("bot_strength_weights", path)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_bench("bot_strength")
     same = bench.run_deals(("skip-bo+short-20", "tactician", "tactician", list(range(20)), 1, 5, {}))
     assert same[:3] == [20, 0, 20] and same[6] == 20  # wins, draws, losses; every deal split
     changed = bench.run_deals(("skip-bo+short-20", "tactician", "tactician", list(range(20)), 1, 5,

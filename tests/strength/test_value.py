@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import math
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,14 +16,11 @@ from spite_sdk.search import Searcher
 from spite_sdk.tactics import tactician_plan
 from spite_sdk.value import FEATURES, FITTED, features, logistic, value_for, win_chance
 
+from .support import load_bench
+
 
 def fit_script() -> Any:
-    path = Path(__file__).resolve().parents[2] / "bench" / "fit_value.py"
-    spec = importlib.util.spec_from_file_location("fit_value", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("fit_value")
 
 
 def played(spec: str, seed: int, moves: int) -> GameState:
