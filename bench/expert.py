@@ -31,7 +31,7 @@ import random
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import referee  # noqa: F401  # before spite_sdk imports grpc: see referee/__init__.py
 from spite_engine import Move, Observation, RuleSet, parse_rules
@@ -78,7 +78,7 @@ def collect_deals(job: tuple[str, list[int], int, int, list[float] | None]) -> l
 
 def collect(args: argparse.Namespace) -> None:
     deals = args.games // 2
-    weights = json.loads(Path(args.apprentice).read_text())["weights"] if args.apprentice else None
+    weights = load_model(args.apprentice) if args.apprentice else None
     jobs = [(args.rules, list(range(i, deals, args.jobs * 4)), args.seed, args.rollouts, weights)
             for i in range(args.jobs * 4)]
     started = time.monotonic()
@@ -108,11 +108,29 @@ def solve(a: list[list[float]], b: list[float]) -> list[float]:
     return [m[i][n] / m[i][i] if abs(m[i][i]) >= 1e-12 else 0.0 for i in range(n)]
 
 
+def load_model(path: str) -> list[float]:
+    """The weights a ``fit`` wrote to ``path``; a file that is not one exits with one line."""
+    try:
+        model = json.loads(Path(path).read_text())
+        weights = [float(w) for w in model["weights"]]
+        Apprentice(weights)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SystemExit(f"expert.py: {path} is not a model `expert.py fit` wrote ({error}); fit one first")
+    return weights
+
+
 def fit(args: argparse.Namespace) -> None:
     rows: list[tuple[list[float], float, int]] = []
-    for line in open(args.targets):
-        record = json.loads(line)
-        rows += [(x, d, n) for x, d, n in zip(record["x"], record["d"], record["n"]) if n >= MIN_SAMPLES]
+    try:
+        with open(args.targets) as targets:
+            for line in targets:
+                record = json.loads(line)
+                rows += [(x, d, n) for x, d, n in zip(record["x"], record["d"], record["n"]) if n >= MIN_SAMPLES]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SystemExit(f"expert.py fit: {args.targets} is not what `expert.py collect` writes ({error})")
+    if len(rows) < 5 * len(FEATURES):
+        raise SystemExit(f"expert.py fit: {len(rows)} candidates in {args.targets}, too few to fit "
+                         f"{len(FEATURES)} weights; collect more games")
     k = len(FEATURES)
     cut = len(rows) * 4 // 5
     train, held = rows[:cut], rows[cut:]
@@ -191,7 +209,7 @@ def duel_deals(job: tuple[str, list[int], int, list[float], str, int]) -> list[f
 
 
 def duel(args: argparse.Namespace) -> None:
-    weights = json.loads(Path(args.model).read_text())["weights"]
+    weights = load_model(args.model)
     deals = args.games // 2
     chunks = args.jobs * 4
     firsts = args.first.split(",")
@@ -216,15 +234,28 @@ def duel(args: argparse.Namespace) -> None:
               flush=True)
 
 
+def count(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low:,} to {high:,}, got {text!r}")
+        return value
+    return parse
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("collect")
     c.add_argument("--rules", default="skip-bo+short-20")
-    c.add_argument("--games", type=int, default=400)
+    c.add_argument("--games", type=count(2, 1_000_000), default=400)
     c.add_argument("--seed", type=int, default=31)
-    c.add_argument("--rollouts", type=int, default=120)
-    c.add_argument("--jobs", type=int, default=2)
+    c.add_argument("--rollouts", type=count(12, 100_000), default=120)
+    c.add_argument("--jobs", type=count(1, 64), default=2)
     c.add_argument("--apprentice", default="", metavar="MODEL",
                    help="a model fit wrote: the searcher on that apprentice (the next round)")
     c.add_argument("--out", required=True)
@@ -235,11 +266,11 @@ def main() -> None:
     d = sub.add_parser("duel")
     d.add_argument("--rules", default="skip-bo+short-20")
     d.add_argument("--model", required=True)
-    d.add_argument("--games", type=int, default=2000)
+    d.add_argument("--games", type=count(2, 1_000_000), default=2000)
     d.add_argument("--seed", type=int, default=2026)
     d.add_argument("--first", default="apprentice", help="comma-separated, of: " + ", ".join(DUELLISTS))
-    d.add_argument("--rollouts", type=int, default=120)
-    d.add_argument("--jobs", type=int, default=2)
+    d.add_argument("--rollouts", type=count(12, 100_000), default=120)
+    d.add_argument("--jobs", type=count(1, 64), default=2)
     args = parser.parse_args()
     {"collect": collect, "fit": fit, "duel": duel}[args.command](args)
 

@@ -78,3 +78,19 @@ def test_collect_on_an_apprentice_of_no_weights_records_what_the_plain_searcher_
     plain = expert.collect_deals(("skip-bo+short-20", [1], 9, 12, None))
     on_zero = expert.collect_deals(("skip-bo+short-20", [1], 9, 12, [0.0] * len(FEATURES)))
     assert plain and on_zero == plain
+
+
+@pytest.mark.parametrize("args, says", [
+    (["duel", "--model", "missing.json"], "missing.json is not a model `expert.py fit` wrote"),
+    (["fit", "missing.jsonl", "--out", "model.json"], "missing.jsonl is not what `expert.py collect` writes"),
+    (["collect", "--games", "0", "--out", "targets.jsonl"], "--games: must be a whole number from 2 to 1,000,000"),
+])
+def test_a_bad_argument_is_one_line(args: list[str], says: str, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[2] / "bench" / "expert.py"
+    done = subprocess.run([sys.executable, str(script), *args], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode in (1, 2) and says in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
