@@ -23,7 +23,7 @@ import dataclasses
 import functools
 from typing import Mapping, Sequence
 
-from spite_engine import Move, MoveKind, Observation, RuleSet, Source, parse_rules
+from spite_engine import QUEEN, Move, MoveKind, Observation, RuleSet, Source, parse_rules
 
 from .tactics import WEIGHTS, shortfall, tactician_candidates
 
@@ -56,7 +56,6 @@ def candidates(observation: Observation, count: int = CANDIDATES, discards: int 
     return found, settled
 
 
-QUEEN = 12
 FEATURES = (
     "not_first", "tactician", "stock", "hand", "pile", "wild", "emptied", "ends_turn", "completed",
     "rival_open", "rival_short1", "rival_short2", "own_open", "own_short1", "own_short2",
@@ -156,11 +155,11 @@ def plan_features(observation: Observation, value: float, moves: Sequence[Move])
     else:
         card, before = discard
         top = before[-1] if before else None
-        natural_top = top is not None and top not in wild
+        natural = top if top is not None and top not in wild else None
         row += [float(card in wild), float(top is None), float(top == card), float(top == card + 1),
-                float(natural_top and top < card),  # type: ignore[operator]
+                float(natural is not None and natural < card),
                 _near(card, heights, 2) if card not in wild else 0.0,
-                _near(top, heights, 2) if natural_top else 0.0]  # type: ignore[arg-type]
+                _near(natural, heights, 2) if natural is not None else 0.0]
     row += [float(sum(1 for c in rival_tops if c in wild or _near(c, heights, 0))),
             float(sum(1 for c in tops if c in wild or _near(c, heights, 0))),
             float(sum(1 for h in heights if h >= QUEEN - 2)), float(sum(1 for p in piles if not p))]

@@ -157,10 +157,10 @@ class Searcher:
         """False: the apprentice orders the candidates only; the rollouts stay the tactician's."""
         self.stats = Stats()
         self.last: tuple[list[tuple[float, list[Move]]], list[list[float]]] | None = None
-        """The last searched decision's candidates as (the tactician's value, moves), first the
-        tactician's choice, and per candidate
-        its rollouts' scores less the first's, one per sample (None: the last decision was
-        not searched); for benchmarks that learn from the search."""
+        """The last searched decision's candidates as (the tactician's value, moves), the
+        default choice first (the tactician's, or the apprentice's), and per candidate its
+        rollouts' scores less the first's, one per sample (None: the last decision was not
+        searched); for benchmarks that learn from the search (``bench/expert.py``)."""
 
     def decide(self, observation: Observation, rng: random.Random, deadline: float | None = None) -> list[Move]:
         """The plan for this decision; ``deadline`` is a ``clock()`` value the answer must beat."""
