@@ -247,11 +247,31 @@ def count(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
+def rule_set(text: str) -> str:
+    """An argparse type: a rule-set spec ``parse_rules`` accepts, kept as text."""
+    try:
+        parse_rules(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error))
+    return text
+
+
+def ridge(text: str) -> float:
+    """An argparse type: the ridge, from 0 to 1 (a share of the total sample weight)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}")
+    return value
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("collect")
-    c.add_argument("--rules", default="skip-bo+short-20")
+    c.add_argument("--rules", type=rule_set, default="skip-bo+short-20")
     c.add_argument("--games", type=count(2, 1_000_000), default=400)
     c.add_argument("--seed", type=int, default=31)
     c.add_argument("--rollouts", type=count(12, 100_000), default=120)
@@ -261,10 +281,10 @@ def main() -> None:
     c.add_argument("--out", required=True)
     f = sub.add_parser("fit")
     f.add_argument("targets")
-    f.add_argument("--ridge", type=float, default=1e-3)
+    f.add_argument("--ridge", type=ridge, default=1e-3)
     f.add_argument("--out", required=True)
     d = sub.add_parser("duel")
-    d.add_argument("--rules", default="skip-bo+short-20")
+    d.add_argument("--rules", type=rule_set, default="skip-bo+short-20")
     d.add_argument("--model", required=True)
     d.add_argument("--games", type=count(2, 1_000_000), default=2000)
     d.add_argument("--seed", type=int, default=2026)
@@ -272,6 +292,10 @@ def main() -> None:
     d.add_argument("--rollouts", type=count(12, 100_000), default=120)
     d.add_argument("--jobs", type=count(1, 64), default=2)
     args = parser.parse_args()
+    if args.command in ("collect", "fit"):
+        out = Path(args.out).resolve()
+        if not out.parent.is_dir():
+            parser.error(f"--out: no folder {out.parent} to write {out.name} in")
     {"collect": collect, "fit": fit, "duel": duel}[args.command](args)
 
 

@@ -84,6 +84,9 @@ def test_collect_on_an_apprentice_of_no_weights_records_what_the_plain_searcher_
     (["duel", "--model", "missing.json"], "missing.json is not a model `expert.py fit` wrote"),
     (["fit", "missing.jsonl", "--out", "model.json"], "missing.jsonl is not what `expert.py collect` writes"),
     (["collect", "--games", "0", "--out", "targets.jsonl"], "--games: must be a whole number from 2 to 1,000,000"),
+    (["collect", "--rules", "bogus", "--out", "targets.jsonl"], "unknown preset 'bogus'"),
+    (["collect", "--out", "no/such/folder/targets.jsonl"], "--out: no folder"),
+    (["fit", "targets.jsonl", "--ridge", "nan", "--out", "model.json"], "--ridge: must be a number from 0 to 1"),
 ])
 def test_a_bad_argument_is_one_line(args: list[str], says: str, tmp_path: Path) -> None:
     import subprocess
